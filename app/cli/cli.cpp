@@ -1,0 +1,101 @@
+#include "cli.h"
+
+#include "benchcommand.h"
+#include "command.h"
+#include "modescommand.h"
+#include "storecommands.h"
+
+#include <memory>
+#include <vector>
+
+namespace ptwb::cli {
+
+namespace {
+
+std::vector<std::unique_ptr<Command>> allCommands()
+{
+    std::vector<std::unique_ptr<Command>> commands;
+    commands.push_back(std::make_unique<ImportCommand>());
+    commands.push_back(std::make_unique<ExportCommand>());
+    commands.push_back(std::make_unique<WorkloadsCommand>());
+    commands.push_back(std::make_unique<ModesCommand>());
+    commands.push_back(std::make_unique<BenchCommand>());
+    return commands;
+}
+
+QString overview(const std::vector<std::unique_ptr<Command>> &commands)
+{
+    QString text = QStringLiteral(
+        "Usage: ptwb COMMAND [options]\n\n"
+        "PowerTrain Workbench on the command line: power modes, measurements and (in later\n"
+        "versions) prediction, optimization and profiling of NVIDIA Jetson training workloads.\n\n"
+        "Commands:\n");
+    for (const auto &command : commands)
+        text += QStringLiteral("  %1  %2\n").arg(command->name(), -10).arg(command->summary());
+    text += QStringLiteral("\nEvery command accepts --help and --json (one JSON object per line).\n"
+                           "Exit status: 0 success, 1 the work failed, 2 bad usage or bad input.\n"
+                           "Options:\n  -h, --help     Show this help.\n"
+                           "  -v, --version  Show the version.\n");
+    return text;
+}
+
+}  // namespace
+
+int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
+{
+    Output output(out, err);
+    const auto commands = allCommands();
+    const QString first = arguments.value(1);
+    if (first == QLatin1String("--help") || first == QLatin1String("-h")
+        || first == QLatin1String("help")) {
+        out << overview(commands);
+        return kExitOk;
+    }
+    if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
+        out << QStringLiteral("ptwb %1").arg(QStringLiteral(PTWB_VERSION)) << Qt::endl;
+        return kExitOk;
+    }
+    if (first.isEmpty()) {
+        err << overview(commands);
+        return kExitBadInput;
+    }
+    const auto found = std::find_if(commands.begin(), commands.end(),
+                                    [&first](const auto &c) { return c->name() == first; });
+    if (found == commands.end()) {
+        return output.badUsage(
+            QStringLiteral("ptwb: unknown command '%1'; run 'ptwb --help' for the list").arg(first));
+    }
+    const Command &command = **found;
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(command.summary());
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption helpOption({QStringLiteral("h"), QStringLiteral("help")},
+                                        QStringLiteral("Show this help."));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QStringLiteral("Machine output: one JSON object per line."));
+    parser.addOption(helpOption);
+    parser.addOption(jsonOption);
+    command.addOptions(parser);
+
+    QStringList commandArguments = arguments.mid(1);
+    commandArguments[0] = QStringLiteral("ptwb %1").arg(command.name());
+    if (!parser.parse(commandArguments))
+        return output.badUsage(QStringLiteral("ptwb %1: %2; see 'ptwb %1 --help'")
+                                   .arg(command.name(), parser.errorText()));
+    output.setJson(parser.isSet(jsonOption));
+    if (parser.isSet(helpOption)) {
+        QString help = parser.helpText();
+        // QCommandLineParser names the executable's path; show the real usage line instead.
+        const qsizetype firstLineEnd = help.indexOf(QLatin1Char('\n'));
+        help.replace(0, firstLineEnd,
+                     QStringLiteral("Usage: ptwb %1 [options] %2")
+                         .arg(command.name(), command.positionalSyntax())
+                         .trimmed());
+        out << help;
+        return kExitOk;
+    }
+    return command.run(parser, output);
+}
+
+}  // namespace ptwb::cli

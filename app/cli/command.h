@@ -1,0 +1,63 @@
+#pragma once
+
+#include "util/expected.h"
+
+#include <QCommandLineParser>
+#include <QJsonObject>
+#include <QTextStream>
+
+namespace ptwb::cli {
+
+// Exit status contract (DESIGN section 4).
+enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitBadInput = 2 };
+
+// Where a command writes: text for people, or one JSON object per line with --json.
+class Output
+{
+public:
+    Output(QTextStream &out, QTextStream &err)
+        : m_out(out)
+        , m_err(err)
+    {
+    }
+
+    bool json() const { return m_json; }
+    void setJson(bool json) { m_json = json; }
+
+    QTextStream &out() { return m_out; }
+    QTextStream &err() { return m_err; }
+
+    void line(const QString &text) { m_out << text << Qt::endl; }
+    void object(const QJsonObject &object);
+    // Prints the error (on stderr; with --json also as {"error":..} on stdout) and returns the
+    // exit code that goes with its kind.
+    int fail(const QString &message, ErrorKind kind);
+    int badUsage(const QString &message) { return fail(message, ErrorKind::BadInput); }
+
+private:
+    QTextStream &m_out;
+    QTextStream &m_err;
+    bool m_json = false;
+};
+
+// One `ptwb` subcommand.
+class Command
+{
+public:
+    virtual ~Command() = default;
+    virtual QString name() const = 0;
+    virtual QString summary() const = 0;
+    // Positional arguments for the usage line, e.g. "FILE.csv".
+    virtual QString positionalSyntax() const { return {}; }
+    virtual void addOptions(QCommandLineParser &parser) const = 0;
+    virtual int run(const QCommandLineParser &parser, Output &output) const = 0;
+};
+
+// Helpers shared by the commands.
+QCommandLineOption dbOption();
+QString dbPath(const QCommandLineParser &parser);
+// Fails with a usage error naming the first required option that is missing.
+bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,
+                    int *exitCode);
+
+}  // namespace ptwb::cli

@@ -1,0 +1,202 @@
+#include "storecommands.h"
+
+#include "store/importer.h"
+#include "store/measurementcsv.h"
+#include "store/store.h"
+
+#include <QJsonArray>
+#include <QSaveFile>
+
+namespace ptwb::cli {
+
+void ImportCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addPositionalArgument(QStringLiteral("FILE.csv"),
+                                 QStringLiteral("Columns cores,cpu,gpu,mem,observed_time,"
+                                                "observed_power (kHz for cpu, Hz for gpu and "
+                                                "mem, ms, W)."));
+    parser.addOption(dbOption());
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device the file was measured on: a kind (orin-agx, "
+                                     "xavier-agx, orin-nano) or a device already in the database."),
+                      QStringLiteral("DEVICE")});
+    parser.addOption({QStringLiteral("kind"),
+                      QStringLiteral("Kind of a new device given a name of its own with --device."),
+                      QStringLiteral("KIND")});
+    parser.addOption({QStringLiteral("workload"),
+                      QStringLiteral("Workload name, e.g. resnet18."), QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("progress"),
+                      QStringLiteral("Print progress lines on stderr while storing.")});
+}
+
+int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("device"), QStringLiteral("workload")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    if (parser.positionalArguments().size() != 1)
+        return output.badUsage(QStringLiteral("import takes exactly one FILE.csv"));
+
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+
+    Store::Progress progress;
+    if (parser.isSet(QStringLiteral("progress"))) {
+        progress = [&output](qint64 done, qint64 total) {
+            output.err() << QStringLiteral("stored %1 of %2 rows").arg(done).arg(total)
+                         << Qt::endl;
+            return true;
+        };
+    }
+    Importer importer(**store);
+    const ImportRequest request{parser.positionalArguments().first(),
+                                parser.value(QStringLiteral("device")),
+                                parser.value(QStringLiteral("kind")),
+                                parser.value(QStringLiteral("workload"))};
+    const Expected<ImportOutcome> outcome = importer.run(request, progress);
+    if (!outcome)
+        return output.fail(outcome.error(), outcome.errorKind());
+
+    if (output.json()) {
+        output.object({{QStringLiteral("file"), outcome->record.fileName},
+                       {QStringLiteral("device"), outcome->device},
+                       {QStringLiteral("kind"), outcome->deviceKind},
+                       {QStringLiteral("workload"), outcome->workload},
+                       {QStringLiteral("import_id"), outcome->record.id},
+                       {QStringLiteral("already_imported"), outcome->alreadyImported},
+                       {QStringLiteral("rows"), outcome->rows},
+                       {QStringLiteral("distinct_modes"), outcome->distinctModes},
+                       {QStringLiteral("repeated_modes"), outcome->repeatedModes},
+                       {QStringLiteral("seconds"), outcome->seconds}});
+    } else {
+        output.line(outcome->describe());
+    }
+    return kExitOk;
+}
+
+void ExportCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+    parser.addOption({QStringLiteral("workload"), QStringLiteral("Workload to export."),
+                      QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device, when the workload was measured on several."),
+                      QStringLiteral("DEVICE")});
+    parser.addOption({QStringLiteral("out"),
+                      QStringLiteral("Output file, or - for standard output."),
+                      QStringLiteral("FILE.csv")});
+}
+
+int ExportCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("workload"), QStringLiteral("out")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+    const QString workload = parser.value(QStringLiteral("workload"));
+    QString device = parser.value(QStringLiteral("device"));
+
+    const Expected<QVector<WorkloadSummary>> summaries = (*store)->summaries();
+    if (!summaries)
+        return output.fail(summaries.error(), ErrorKind::Failed);
+    QStringList devices;
+    for (const WorkloadSummary &summary : *summaries) {
+        if (summary.workload == workload)
+            devices.append(summary.device);
+    }
+    if (devices.isEmpty()) {
+        return output.badUsage(
+            QStringLiteral("%1: no measurements of workload '%2'").arg(dbPath(parser), workload));
+    }
+    if (device.isEmpty()) {
+        if (devices.size() > 1) {
+            return output.badUsage(
+                QStringLiteral("workload '%1' was measured on %2; choose one with --device")
+                    .arg(workload, devices.join(QStringLiteral(", "))));
+        }
+        device = devices.first();
+    } else if (!devices.contains(device)) {
+        return output.badUsage(QStringLiteral("workload '%1' has no measurements on '%2'; it has "
+                                              "some on %3")
+                                   .arg(workload, device, devices.join(QStringLiteral(", "))));
+    }
+
+    const Expected<QVector<Measurement>> rows = (*store)->measurements(device, workload);
+    if (!rows)
+        return output.fail(rows.error(), ErrorKind::Failed);
+    const QByteArray csv = MeasurementCsv::write(*rows);
+    const QString outPath = parser.value(QStringLiteral("out"));
+    if (outPath == QLatin1String("-")) {
+        output.out() << QString::fromUtf8(csv);
+        output.out().flush();
+        return kExitOk;
+    }
+    // QSaveFile: an existing file is replaced only once the new one is complete.
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit()) {
+        return output.fail(QStringLiteral("%1: cannot write: %2").arg(outPath, file.errorString()),
+                           ErrorKind::Failed);
+    }
+    if (output.json()) {
+        output.object({{QStringLiteral("file"), outPath},
+                       {QStringLiteral("device"), device},
+                       {QStringLiteral("workload"), workload},
+                       {QStringLiteral("rows"), rows->size()}});
+    } else {
+        output.line(QStringLiteral("exported %1 rows of workload '%2' on %3 to %4")
+                        .arg(rows->size())
+                        .arg(workload, device, outPath));
+    }
+    return kExitOk;
+}
+
+void WorkloadsCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+}
+
+int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+    const Expected<QVector<WorkloadSummary>> summaries = (*store)->summaries();
+    if (!summaries)
+        return output.fail(summaries.error(), ErrorKind::Failed);
+    if (output.json()) {
+        for (const WorkloadSummary &s : *summaries) {
+            output.object({{QStringLiteral("device"), s.device},
+                           {QStringLiteral("kind"), s.deviceKind},
+                           {QStringLiteral("workload"), s.workload},
+                           {QStringLiteral("measurements"), s.measurements},
+                           {QStringLiteral("distinct_modes"), s.distinctModes}});
+        }
+        return kExitOk;
+    }
+    if (summaries->isEmpty()) {
+        output.line(QStringLiteral("%1 holds no measurements yet").arg((*store)->path()));
+        return kExitOk;
+    }
+    output.line(QStringLiteral("%1  %2  %3  %4")
+                    .arg(QStringLiteral("device"), -16)
+                    .arg(QStringLiteral("workload"), -28)
+                    .arg(QStringLiteral("measurements"), 12)
+                    .arg(QStringLiteral("modes"), 6));
+    for (const WorkloadSummary &s : *summaries) {
+        output.line(QStringLiteral("%1  %2  %3  %4")
+                        .arg(s.device, -16)
+                        .arg(s.workload, -28)
+                        .arg(s.measurements, 12)
+                        .arg(s.distinctModes, 6));
+    }
+    return kExitOk;
+}
+
+}  // namespace ptwb::cli

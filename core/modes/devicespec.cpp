@@ -1,0 +1,186 @@
+#include "modes/devicespec.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace ptwb {
+
+namespace {
+
+// Device JSON is small and read rarely; this helper keeps every error naming file and field.
+class JsonReader
+{
+public:
+    explicit JsonReader(QString sourceName)
+        : m_source(std::move(sourceName))
+    {
+    }
+
+    bool failed() const { return !m_error.isEmpty(); }
+    const QString &error() const { return m_error; }
+
+    void fail(const QString &field, const QString &what)
+    {
+        if (m_error.isEmpty())
+            m_error = QStringLiteral("%1: field '%2': %3").arg(m_source, field, what);
+    }
+
+    QString string(const QJsonObject &object, const QString &field, bool required = true)
+    {
+        const QJsonValue value = object.value(field);
+        if (value.isUndefined() && !required)
+            return {};
+        if (!value.isString() || value.toString().isEmpty()) {
+            fail(field, QStringLiteral("expected a non-empty string"));
+            return {};
+        }
+        return value.toString();
+    }
+
+    qint64 positive(const QJsonObject &object, const QString &field, const QString &path)
+    {
+        const QJsonValue value = object.value(field);
+        const double number = value.toDouble(-1);
+        if (!value.isDouble() || number <= 0 || number != static_cast<double>(qint64(number))) {
+            fail(path, QStringLiteral("expected a positive whole number"));
+            return 0;
+        }
+        return static_cast<qint64>(number);
+    }
+
+    QVector<qint64> ascendingList(const QJsonObject &object, const QString &field)
+    {
+        const QJsonValue value = object.value(field);
+        if (!value.isArray() || value.toArray().isEmpty()) {
+            fail(field, QStringLiteral("expected a non-empty array of frequencies"));
+            return {};
+        }
+        QVector<qint64> out;
+        const QJsonArray array = value.toArray();
+        for (int i = 0; i < array.size(); ++i) {
+            const double number = array[i].toDouble(-1);
+            const QString path = QStringLiteral("%1[%2]").arg(field).arg(i);
+            if (!array[i].isDouble() || number <= 0
+                || number != static_cast<double>(qint64(number))) {
+                fail(path, QStringLiteral("expected a positive whole number"));
+                return {};
+            }
+            if (!out.isEmpty() && qint64(number) <= out.back()) {
+                fail(path, QStringLiteral("values must be strictly ascending"));
+                return {};
+            }
+            out.append(qint64(number));
+        }
+        return out;
+    }
+
+private:
+    QString m_source;
+    QString m_error;
+};
+
+}  // namespace
+
+Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString &sourceName)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        return Expected<DeviceSpec>::failure(
+            QStringLiteral("%1: not a JSON object (%2 at byte %3)")
+                .arg(sourceName, parseError.errorString())
+                .arg(parseError.offset));
+    }
+    const QJsonObject root = document.object();
+    JsonReader reader(sourceName);
+    DeviceSpec spec;
+    spec.m_id = reader.string(root, QStringLiteral("id"));
+    spec.m_name = reader.string(root, QStringLiteral("name"));
+    spec.m_source = reader.string(root, QStringLiteral("source"), false);
+
+    const QJsonObject cores = root.value(QStringLiteral("cores")).toObject();
+    const qint64 minCores = reader.positive(cores, QStringLiteral("min"), QStringLiteral("cores.min"));
+    const qint64 maxCores = reader.positive(cores, QStringLiteral("max"), QStringLiteral("cores.max"));
+    if (!reader.failed() && maxCores < minCores)
+        reader.fail(QStringLiteral("cores.max"), QStringLiteral("must not be below cores.min"));
+    for (qint64 c = minCores; !reader.failed() && c <= maxCores; ++c)
+        spec.m_values[0].append(c);
+    spec.m_values[1] = reader.ascendingList(root, QStringLiteral("cpu_khz"));
+    spec.m_values[2] = reader.ascendingList(root, QStringLiteral("gpu_hz"));
+    spec.m_values[3] = reader.ascendingList(root, QStringLiteral("emc_hz"));
+
+    const QJsonArray presets = root.value(QStringLiteral("presets")).toArray();
+    for (int i = 0; i < presets.size() && !reader.failed(); ++i) {
+        const QJsonObject object = presets[i].toObject();
+        const QString path = QStringLiteral("presets[%1].").arg(i);
+        Preset preset;
+        preset.name = reader.string(object, QStringLiteral("name"));
+        preset.id = static_cast<int>(object.value(QStringLiteral("id")).toInt(-1));
+        if (preset.id < 0)
+            reader.fail(path + QStringLiteral("id"), QStringLiteral("expected a whole number >= 0"));
+        preset.cores = static_cast<int>(
+            reader.positive(object, QStringLiteral("cores"), path + QStringLiteral("cores")));
+        preset.cpuMaxKHz = reader.positive(object, QStringLiteral("cpu_max_khz"),
+                                           path + QStringLiteral("cpu_max_khz"));
+        preset.gpuMaxHz = reader.positive(object, QStringLiteral("gpu_max_hz"),
+                                          path + QStringLiteral("gpu_max_hz"));
+        preset.emcMaxHz = reader.positive(object, QStringLiteral("emc_max_hz"),
+                                          path + QStringLiteral("emc_max_hz"));
+        spec.m_presets.append(preset);
+    }
+    spec.m_defaultPreset = reader.string(root, QStringLiteral("default_preset"), false);
+    if (!spec.m_defaultPreset.isEmpty() && !reader.failed() && !spec.preset(spec.m_defaultPreset))
+        reader.fail(QStringLiteral("default_preset"), QStringLiteral("names no preset in 'presets'"));
+    const QJsonArray rails = root.value(QStringLiteral("power_rails")).toArray();
+    for (const QJsonValue &rail : rails)
+        spec.m_powerRails.append(rail.toString());
+
+    if (reader.failed())
+        return Expected<DeviceSpec>::failure(reader.error());
+    return spec;
+}
+
+QStringList DeviceSpec::builtinIds()
+{
+    QStringList ids;
+    const QStringList files =
+        QDir(QStringLiteral(":/devices")).entryList({QStringLiteral("*.json")}, QDir::Files);
+    for (const QString &file : files)
+        ids.append(file.chopped(5));
+    return ids;
+}
+
+Expected<DeviceSpec> DeviceSpec::builtin(const QString &id)
+{
+    QFile file(QStringLiteral(":/devices/%1.json").arg(id));
+    if (!file.open(QIODevice::ReadOnly)) {
+        return Expected<DeviceSpec>::failure(
+            QStringLiteral("unknown device '%1'; expected one of: %2")
+                .arg(id, builtinIds().join(QStringLiteral(", "))));
+    }
+    return fromJson(file.readAll(), QStringLiteral("%1.json").arg(id));
+}
+
+const Preset *DeviceSpec::preset(const QString &name) const
+{
+    for (const Preset &preset : m_presets) {
+        if (preset.name.compare(name, Qt::CaseInsensitive) == 0)
+            return &preset;
+    }
+    return nullptr;
+}
+
+PowerMode DeviceSpec::maxMode() const
+{
+    PowerMode mode;
+    for (Dimension dimension : kAllDimensions)
+        mode.setValue(dimension, values(dimension).back());
+    return mode;
+}
+
+}  // namespace ptwb

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "modes/powermode.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace ptwb {
+
+// One profiled power mode of one workload on one device.
+struct Measurement
+{
+    qint64 id = 0;
+    PowerMode mode;
+    double timeMs = 0;   // median minibatch time over the clean window
+    double powerW = 0;   // median power over the same window
+    std::optional<double> timeSpreadMs;  // interquartile range, when known
+    std::optional<double> powerSpreadW;
+    int minibatches = 0;  // size of the clean window; 0 when unknown (imports)
+    QString source;       // "import", "sweep"
+    QString measuredAt;   // ISO 8601 UTC
+    QString bootId;       // the device's boot id during the measurement, when known
+
+    double energyJ() const { return powerW * timeMs / 1000.0; }
+};
+
+// What the store holds for one (device, workload).
+struct WorkloadSummary
+{
+    QString device;
+    QString deviceKind;
+    QString workload;
+    qint64 measurements = 0;
+    qint64 distinctModes = 0;
+};
+
+// A file that was imported, kept so that the same content is never imported twice.
+struct ImportRecord
+{
+    qint64 id = 0;
+    QString fileName;
+    QString sha256;
+    qint64 rows = 0;
+    QString importedAt;
+};
+
+}  // namespace ptwb

@@ -1,0 +1,257 @@
+#include "store/measurementcsv.h"
+
+#include <QSet>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace ptwb::MeasurementCsv {
+
+namespace {
+
+enum Column { Cores, Cpu, Gpu, Mem, Time, Power, ColumnCount };
+
+const std::array<const char *, ColumnCount> kColumnNames = {
+    "cores", "cpu", "gpu", "mem", "observed_time", "observed_power"};
+
+QString columnList()
+{
+    return columns().join(QLatin1Char(','));
+}
+
+QByteArray unquote(const QByteArray &field)
+{
+    const QByteArray trimmed = field.trimmed();
+    if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"')
+        return trimmed.mid(1, trimmed.size() - 2).trimmed();
+    return trimmed;
+}
+
+// Whole numbers; "2201600.0" (as some spreadsheet tools write them) is accepted too.
+bool parseWhole(const QByteArray &text, qint64 *out)
+{
+    bool ok = false;
+    *out = text.toLongLong(&ok);
+    if (ok)
+        return true;
+    const double value = text.toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value != std::floor(value) || std::fabs(value) > 9e15)
+        return false;
+    *out = static_cast<qint64>(value);
+    return true;
+}
+
+class RowParser
+{
+public:
+    RowParser(const QString &fileName, const ModeSpace &space,
+              const std::array<int, ColumnCount> &position)
+        : m_fileName(fileName)
+        , m_space(space)
+        , m_position(position)
+    {
+    }
+
+    // Fills `out` or returns the error for `line`.
+    QString parse(const QList<QByteArray> &fields, int line, Measurement *out) const
+    {
+        for (int column = Cores; column <= Mem; ++column) {
+            const Dimension dimension = kAllDimensions[column];
+            const QByteArray text = unquote(fields[m_position[column]]);
+            qint64 value = 0;
+            if (!parseWhole(text, &value)) {
+                const QString expected = column == Cores
+                    ? QStringLiteral("is not a whole number of cores")
+                    : QStringLiteral("is not a frequency in %1").arg(dimensionUnit(dimension));
+                return error(line, column, QStringLiteral("'%1' %2").arg(text, expected));
+            }
+            const QString problem = m_space.checkValue(dimension, value);
+            if (!problem.isEmpty())
+                return error(line, column, problem);
+            out->mode.setValue(dimension, value);
+        }
+        QString problem = positive(fields, line, Time, QStringLiteral("time in milliseconds"),
+                                   &out->timeMs);
+        if (problem.isEmpty())
+            problem = positive(fields, line, Power, QStringLiteral("power in watts"), &out->powerW);
+        return problem;
+    }
+
+private:
+    QString error(int line, int column, const QString &what) const
+    {
+        return QStringLiteral("%1:%2: column '%3': %4")
+            .arg(m_fileName)
+            .arg(line)
+            .arg(QLatin1String(kColumnNames[column]), what);
+    }
+
+    QString positive(const QList<QByteArray> &fields, int line, int column, const QString &what,
+                     double *out) const
+    {
+        const QByteArray text = unquote(fields[m_position[column]]);
+        bool ok = false;
+        const double value = text.toDouble(&ok);
+        if (!ok || !std::isfinite(value))
+            return error(line, column,
+                         QStringLiteral("'%1' is not a number; expected a %2").arg(text, what));
+        if (value <= 0)
+            return error(line, column,
+                         QStringLiteral("'%1' must be a positive %2").arg(text, what));
+        *out = value;
+        return {};
+    }
+
+    const QString &m_fileName;
+    const ModeSpace &m_space;
+    const std::array<int, ColumnCount> &m_position;
+};
+
+}  // namespace
+
+QStringList columns()
+{
+    QStringList names;
+    for (const char *name : kColumnNames)
+        names.append(QLatin1String(name));
+    return names;
+}
+
+Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const ModeSpace &space)
+{
+    const auto bad = [](const QString &message) {
+        return Expected<Parsed>::failure(message, ErrorKind::BadInput);
+    };
+    QByteArray data = input;
+    if (data.startsWith("\xEF\xBB\xBF"))
+        data.remove(0, 3);
+    const bool endsWithNewline = data.endsWith('\n');
+    QList<QByteArray> lines = data.split('\n');
+    if (endsWithNewline)
+        lines.removeLast();
+    for (QByteArray &line : lines) {
+        if (line.endsWith('\r'))
+            line.chop(1);
+    }
+    // Trailing blank lines are accepted; find the last line with content.
+    int lastContent = int(lines.size()) - 1;
+    while (lastContent >= 0 && lines[lastContent].trimmed().isEmpty())
+        --lastContent;
+    if (lastContent < 0) {
+        return bad(QStringLiteral("%1:1: the file is empty; expected the header line '%2'")
+                       .arg(fileName, columnList()));
+    }
+
+    // Header: exactly the six columns, in any order.
+    int headerLine = 0;
+    while (lines[headerLine].trimmed().isEmpty())
+        ++headerLine;
+    std::array<int, ColumnCount> position;
+    position.fill(-1);
+    const QList<QByteArray> header = lines[headerLine].split(',');
+    for (int i = 0; i < header.size(); ++i) {
+        const QByteArray name = unquote(header[i]);
+        const auto found = std::find(kColumnNames.begin(), kColumnNames.end(), name);
+        if (found == kColumnNames.end()) {
+            return bad(QStringLiteral("%1:%2: column '%3': not a column of the PowerTrain layout; "
+                                      "expected exactly %4")
+                           .arg(fileName)
+                           .arg(headerLine + 1)
+                           .arg(QString::fromUtf8(name), columnList()));
+        }
+        int &slot = position[found - kColumnNames.begin()];
+        if (slot >= 0) {
+            return bad(QStringLiteral("%1:%2: column '%3': appears twice in the header")
+                           .arg(fileName)
+                           .arg(headerLine + 1)
+                           .arg(QString::fromUtf8(name)));
+        }
+        slot = i;
+    }
+    for (int column = 0; column < ColumnCount; ++column) {
+        if (position[column] < 0) {
+            return bad(QStringLiteral("%1:%2: column '%3': missing from the header; expected %4")
+                           .arg(fileName)
+                           .arg(headerLine + 1)
+                           .arg(QLatin1String(kColumnNames[column]), columnList()));
+        }
+    }
+    if (lastContent == headerLine) {
+        return bad(QStringLiteral("%1:%2: no measurements after the header; expected rows of %3")
+                       .arg(fileName)
+                       .arg(headerLine + 2)
+                       .arg(columnList()));
+    }
+
+    Parsed parsed;
+    parsed.rows.reserve(lastContent - headerLine);
+    QHash<PowerMode, int> seen;
+    seen.reserve(lastContent - headerLine);
+    const RowParser rowParser(fileName, space, position);
+    for (int index = headerLine + 1; index <= lastContent; ++index) {
+        const QByteArray &text = lines[index];
+        if (text.trimmed().isEmpty())
+            continue;
+        const int line = index + 1;
+        const QList<QByteArray> fields = text.split(',');
+        if (fields.size() != ColumnCount) {
+            // A last line with no newline and too few fields is a file cut off mid-write.
+            if (index == lastContent && !endsWithNewline && fields.size() < ColumnCount) {
+                return bad(QStringLiteral("%1:%2: the last line is cut short (%3 of %4 fields, "
+                                          "no final newline); the file looks truncated")
+                               .arg(fileName)
+                               .arg(line)
+                               .arg(fields.size())
+                               .arg(ColumnCount));
+            }
+            return bad(QStringLiteral("%1:%2: %3 fields, expected %4 (%5)")
+                           .arg(fileName)
+                           .arg(line)
+                           .arg(fields.size())
+                           .arg(ColumnCount)
+                           .arg(columnList()));
+        }
+        Measurement measurement;
+        measurement.source = QStringLiteral("import");
+        const QString problem = rowParser.parse(fields, line, &measurement);
+        if (!problem.isEmpty())
+            return bad(problem);
+        int &count = seen[measurement.mode];
+        if (++count == 2)
+            ++parsed.repeatedModes;
+        parsed.rows.append(measurement);
+    }
+    parsed.distinctModes = seen.size();
+    return parsed;
+}
+
+namespace {
+
+void appendNumber(QByteArray &out, double value)
+{
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, int(result.ptr - buffer));
+}
+
+}  // namespace
+
+QByteArray write(const QVector<Measurement> &rows)
+{
+    QByteArray out = columnList().toUtf8() + '\n';
+    out.reserve(out.size() + rows.size() * 64);
+    for (const Measurement &m : rows) {
+        out.append(QByteArray::number(m.mode.cores)).append(',');
+        out.append(QByteArray::number(m.mode.cpuKHz)).append(',');
+        out.append(QByteArray::number(m.mode.gpuHz)).append(',');
+        out.append(QByteArray::number(m.mode.emcHz)).append(',');
+        appendNumber(out, m.timeMs);
+        out.append(',');
+        appendNumber(out, m.powerW);
+        out.append('\n');
+    }
+    return out;
+}
+
+}  // namespace ptwb::MeasurementCsv

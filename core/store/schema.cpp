@@ -1,0 +1,157 @@
+#include "store/schema.h"
+
+namespace ptwb {
+
+namespace {
+
+// Version 1: devices, workloads, sweeps and bare measurements.
+const char kVersion1[] = R"sql(
+CREATE TABLE devices (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    kind       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE workloads (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE sweeps (
+    id          INTEGER PRIMARY KEY,
+    device_id   INTEGER NOT NULL REFERENCES devices(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    plan        TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+);
+CREATE TABLE measurements (
+    id          INTEGER PRIMARY KEY,
+    device_id   INTEGER NOT NULL REFERENCES devices(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    cores       INTEGER NOT NULL,
+    cpu_khz     INTEGER NOT NULL,
+    gpu_hz      INTEGER NOT NULL,
+    emc_hz      INTEGER NOT NULL,
+    time_ms     REAL NOT NULL CHECK (time_ms > 0),
+    power_w     REAL NOT NULL CHECK (power_w > 0),
+    source      TEXT NOT NULL,
+    measured_at TEXT NOT NULL,
+    sweep_id    INTEGER REFERENCES sweeps(id)
+);
+CREATE INDEX measurements_by_workload ON measurements (device_id, workload_id);
+)sql";
+
+// Version 2: provenance (which file or sweep, which boot of the device) and the spread of the
+// clean window, so a measurement can be trusted, traced and imported only once.
+const char kVersion2[] = R"sql(
+CREATE TABLE imports (
+    id          INTEGER PRIMARY KEY,
+    device_id   INTEGER NOT NULL REFERENCES devices(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    file_name   TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    rows        INTEGER NOT NULL,
+    imported_at TEXT NOT NULL,
+    UNIQUE (device_id, workload_id, sha256)
+);
+ALTER TABLE measurements ADD COLUMN import_id INTEGER REFERENCES imports(id);
+ALTER TABLE measurements ADD COLUMN boot_id TEXT;
+ALTER TABLE measurements ADD COLUMN minibatches INTEGER;
+ALTER TABLE measurements ADD COLUMN time_spread_ms REAL;
+ALTER TABLE measurements ADD COLUMN power_spread_w REAL;
+CREATE INDEX measurements_by_mode ON measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz);
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
+              "one migration per schema version");
+
+}  // namespace
+
+Expected<int> Schema::version(SqliteConnection &db)
+{
+    const Expected<qint64> version = db.queryInt(QStringLiteral("PRAGMA user_version"));
+    if (!version)
+        return Expected<int>::failure(version.error());
+    return static_cast<int>(*version);
+}
+
+Status Schema::checkCompatible(SqliteConnection &db)
+{
+    const Expected<qint64> applicationId = db.queryInt(QStringLiteral("PRAGMA application_id"));
+    if (!applicationId) {
+        return Status::failure(QStringLiteral("%1: not a usable SQLite database (%2); it was left "
+                                              "untouched")
+                                   .arg(db.path(), applicationId.error()),
+                               ErrorKind::BadInput);
+    }
+    const Expected<int> current = version(db);
+    const Expected<qint64> tables =
+        db.queryInt(QStringLiteral("SELECT count(*) FROM sqlite_schema WHERE type = 'table'"));
+    if (!current || !tables) {
+        return Status::failure(QStringLiteral("%1: cannot read the schema: %2")
+                                   .arg(db.path(), current ? tables.error() : current.error()));
+    }
+    const bool empty = *applicationId == 0 && *current == 0 && *tables == 0;
+    if (!empty && *applicationId != kApplicationId) {
+        return Status::failure(
+            QStringLiteral("%1: an SQLite database of another application (application_id %2), "
+                           "not a PowerTrain Workbench store; it was left untouched")
+                .arg(db.path())
+                .arg(*applicationId),
+            ErrorKind::BadInput);
+    }
+    if (*current > kCurrentVersion) {
+        return Status::failure(
+            QStringLiteral("%1: written by a newer PowerTrain Workbench (schema version %2; this "
+                           "version reads up to %3); it was left untouched")
+                .arg(db.path())
+                .arg(*current)
+                .arg(kCurrentVersion),
+            ErrorKind::BadInput);
+    }
+    return {};
+}
+
+Status Schema::migrate(SqliteConnection &db, int targetVersion)
+{
+    const Expected<int> current = version(db);
+    if (!current)
+        return Status::failure(current.error());
+    for (int next = *current + 1; next <= targetVersion; ++next) {
+        // BEGIN IMMEDIATE: take the write lock first so two processes never both migrate.
+        Status status = db.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        if (!status)
+            return Status::failure(QStringLiteral("%1: cannot start schema migration to version "
+                                                  "%2: %3")
+                                       .arg(db.path())
+                                       .arg(next)
+                                       .arg(status.error()));
+        // Another process may have migrated while we waited for the lock.
+        const Expected<int> now = version(db);
+        if (now && *now >= next) {
+            db.exec(QStringLiteral("ROLLBACK"));
+            continue;
+        }
+        status = db.exec(QString::fromUtf8(kMigrations[next - 1]));
+        if (status) {
+            status = db.exec(QStringLiteral("PRAGMA application_id = %1; PRAGMA user_version = %2")
+                                 .arg(kApplicationId)
+                                 .arg(next));
+        }
+        if (status)
+            status = db.exec(QStringLiteral("COMMIT"));
+        if (!status) {
+            db.exec(QStringLiteral("ROLLBACK"));
+            return Status::failure(QStringLiteral("%1: schema migration to version %2 failed and "
+                                                  "was rolled back: %3")
+                                       .arg(db.path())
+                                       .arg(next)
+                                       .arg(status.error()));
+        }
+    }
+    return {};
+}
+
+}  // namespace ptwb

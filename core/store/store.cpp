@@ -1,0 +1,289 @@
+#include "store/store.h"
+
+#include "store/schema.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace ptwb {
+
+QString utcNow()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+
+Transaction::Transaction(SqliteConnection &db)
+    : m_db(db)
+    , m_begun(db.exec(QStringLiteral("BEGIN IMMEDIATE")))
+    , m_open(m_begun.ok())
+{
+}
+
+Transaction::~Transaction()
+{
+    if (m_open)
+        m_db.exec(QStringLiteral("ROLLBACK"));
+}
+
+Status Transaction::commit()
+{
+    Status status = m_db.exec(QStringLiteral("COMMIT"));
+    if (status)
+        m_open = false;
+    return status;
+}
+
+QString Store::defaultPath()
+{
+    // ~/.local/share/powertrain-workbench/workbench.sqlite on Linux.
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    return QDir(dir).filePath(QStringLiteral("powertrain-workbench/workbench.sqlite"));
+}
+
+Expected<std::unique_ptr<Store>> Store::open(const QString &path)
+{
+    using Result = Expected<std::unique_ptr<Store>>;
+    if (Status header = checkSqliteHeader(path); !header)
+        return Result::failure(header.error(), header.errorKind());
+    const QFileInfo info(path);
+    if (!info.exists() && !QDir().mkpath(info.absolutePath())) {
+        return Result::failure(
+            QStringLiteral("%1: cannot create the folder %2").arg(path, info.absolutePath()));
+    }
+    Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+    if (!db)
+        return Result::failure(db.error());
+    if (Status compatible = Schema::checkCompatible(*db); !compatible)
+        return Result::failure(compatible.error(), compatible.errorKind());
+    // WAL: readers (the GUI) never block the writer (a sweep); FULL: a measurement that was
+    // committed survives a power cut of the desktop too.
+    if (Status status = db->exec(QStringLiteral("PRAGMA journal_mode = WAL; "
+                                                "PRAGMA synchronous = FULL; "
+                                                "PRAGMA foreign_keys = ON"));
+        !status) {
+        return Result::failure(QStringLiteral("%1: %2").arg(path, status.error()));
+    }
+    if (Status status = Schema::migrate(*db); !status)
+        return Result::failure(status.error());
+    return std::unique_ptr<Store>(new Store(std::move(db).value()));
+}
+
+Expected<qint64> Store::ensureDevice(const QString &name, const QString &kind)
+{
+    auto insert = m_db.prepare(QStringLiteral(
+        "INSERT INTO devices (name, kind, created_at) VALUES (?1, ?2, ?3) "
+        "ON CONFLICT (name) DO NOTHING"));
+    if (!insert)
+        return Expected<qint64>::failure(insert.error());
+    insert->bind(1, name);
+    insert->bind(2, kind);
+    insert->bind(3, utcNow());
+    if (Status status = insert->run(); !status)
+        return Expected<qint64>::failure(status.error());
+
+    auto select = m_db.prepare(QStringLiteral("SELECT id, kind FROM devices WHERE name = ?1"));
+    if (!select)
+        return Expected<qint64>::failure(select.error());
+    select->bind(1, name);
+    const Expected<bool> row = select->step();
+    if (!row || !*row)
+        return Expected<qint64>::failure(row ? QStringLiteral("device row vanished") : row.error());
+    if (select->columnText(1) != kind) {
+        return Expected<qint64>::failure(
+            QStringLiteral("device '%1' is a %2 in this store, not a %3")
+                .arg(name, select->columnText(1), kind));
+    }
+    return select->columnInt(0);
+}
+
+Expected<qint64> Store::ensureWorkload(const QString &name)
+{
+    auto insert = m_db.prepare(QStringLiteral(
+        "INSERT INTO workloads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING"));
+    if (!insert)
+        return Expected<qint64>::failure(insert.error());
+    insert->bind(1, name);
+    insert->bind(2, utcNow());
+    if (Status status = insert->run(); !status)
+        return Expected<qint64>::failure(status.error());
+    auto select = m_db.prepare(QStringLiteral("SELECT id FROM workloads WHERE name = ?1"));
+    if (!select)
+        return Expected<qint64>::failure(select.error());
+    select->bind(1, name);
+    const Expected<bool> row = select->step();
+    if (!row || !*row)
+        return Expected<qint64>::failure(row ? QStringLiteral("workload row vanished")
+                                             : row.error());
+    return select->columnInt(0);
+}
+
+std::optional<QString> Store::deviceKind(const QString &name)
+{
+    auto select = m_db.prepare(QStringLiteral("SELECT kind FROM devices WHERE name = ?1"));
+    if (!select)
+        return std::nullopt;
+    select->bind(1, name);
+    const Expected<bool> row = select->step();
+    if (!row || !*row)
+        return std::nullopt;
+    return select->columnText(0);
+}
+
+std::optional<ImportRecord> Store::findImport(const QString &device, const QString &workload,
+                                              const QString &sha256)
+{
+    auto select = m_db.prepare(QStringLiteral(
+        "SELECT i.id, i.file_name, i.sha256, i.rows, i.imported_at FROM imports i "
+        "JOIN devices d ON d.id = i.device_id JOIN workloads w ON w.id = i.workload_id "
+        "WHERE d.name = ?1 AND w.name = ?2 AND i.sha256 = ?3"));
+    if (!select)
+        return std::nullopt;
+    select->bind(1, device);
+    select->bind(2, workload);
+    select->bind(3, sha256);
+    const Expected<bool> row = select->step();
+    if (!row || !*row)
+        return std::nullopt;
+    return ImportRecord{select->columnInt(0), select->columnText(1), select->columnText(2),
+                        select->columnInt(3), select->columnText(4)};
+}
+
+Expected<ImportRecord> Store::addImport(const QString &device, const QString &kind,
+                                        const QString &workload, const QString &fileName,
+                                        const QString &sha256, const QVector<Measurement> &rows,
+                                        const Progress &progress)
+{
+    using Result = Expected<ImportRecord>;
+    Transaction transaction(m_db);
+    if (!transaction.begun())
+        return Result::failure(transaction.begun().error());
+    const Expected<qint64> deviceId = ensureDevice(device, kind);
+    if (!deviceId)
+        return Result::failure(deviceId.error());
+    const Expected<qint64> workloadId = ensureWorkload(workload);
+    if (!workloadId)
+        return Result::failure(workloadId.error());
+
+    ImportRecord record{0, fileName, sha256, rows.size(), utcNow()};
+    auto insertImport = m_db.prepare(QStringLiteral(
+        "INSERT INTO imports (device_id, workload_id, file_name, sha256, rows, imported_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    if (!insertImport)
+        return Result::failure(insertImport.error());
+    insertImport->bind(1, *deviceId);
+    insertImport->bind(2, *workloadId);
+    insertImport->bind(3, fileName);
+    insertImport->bind(4, sha256);
+    insertImport->bind(5, record.rows);
+    insertImport->bind(6, record.importedAt);
+    if (Status status = insertImport->run(); !status)
+        return Result::failure(status.error());
+    record.id = m_db.lastInsertRowId();
+
+    auto insert = m_db.prepare(QStringLiteral(
+        "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
+        "time_ms, power_w, source, measured_at, import_id, boot_id, minibatches, "
+        "time_spread_ms, power_spread_w) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
+    if (!insert)
+        return Result::failure(insert.error());
+    for (qint64 i = 0; i < rows.size(); ++i) {
+        const Measurement &m = rows[i];
+        insert->bind(1, *deviceId);
+        insert->bind(2, *workloadId);
+        insert->bind(3, qint64(m.mode.cores));
+        insert->bind(4, m.mode.cpuKHz);
+        insert->bind(5, m.mode.gpuHz);
+        insert->bind(6, m.mode.emcHz);
+        insert->bind(7, m.timeMs);
+        insert->bind(8, m.powerW);
+        insert->bind(9, m.source.isEmpty() ? QStringLiteral("import") : m.source);
+        insert->bind(10, m.measuredAt.isEmpty() ? record.importedAt : m.measuredAt);
+        insert->bind(11, record.id);
+        if (m.bootId.isEmpty())
+            insert->bindNull(12);
+        else
+            insert->bind(12, m.bootId);
+        if (m.minibatches > 0)
+            insert->bind(13, qint64(m.minibatches));
+        else
+            insert->bindNull(13);
+        insert->bind(14, m.timeSpreadMs);
+        insert->bind(15, m.powerSpreadW);
+        if (Status status = insert->run(); !status)
+            return Result::failure(status.error());
+        if (progress && (i + 1) % kProgressInterval == 0 && !progress(i + 1, rows.size()))
+            return Result::failure(QStringLiteral("cancelled; nothing was stored"));
+    }
+    if (Status status = transaction.commit(); !status)
+        return Result::failure(status.error());
+    if (progress)
+        progress(rows.size(), rows.size());
+    return record;
+}
+
+Expected<QVector<Measurement>> Store::measurements(const QString &device, const QString &workload)
+{
+    using Result = Expected<QVector<Measurement>>;
+    auto select = m_db.prepare(QStringLiteral(
+        "SELECT m.id, m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz, m.time_ms, m.power_w, "
+        "m.time_spread_ms, m.power_spread_w, m.minibatches, m.source, m.measured_at, m.boot_id "
+        "FROM measurements m JOIN devices d ON d.id = m.device_id "
+        "JOIN workloads w ON w.id = m.workload_id WHERE d.name = ?1 AND w.name = ?2 "
+        "ORDER BY m.id"));
+    if (!select)
+        return Result::failure(select.error());
+    select->bind(1, device);
+    select->bind(2, workload);
+    QVector<Measurement> out;
+    for (;;) {
+        const Expected<bool> row = select->step();
+        if (!row)
+            return Result::failure(row.error());
+        if (!*row)
+            break;
+        Measurement m;
+        m.id = select->columnInt(0);
+        m.mode.cores = static_cast<int>(select->columnInt(1));
+        m.mode.cpuKHz = select->columnInt(2);
+        m.mode.gpuHz = select->columnInt(3);
+        m.mode.emcHz = select->columnInt(4);
+        m.timeMs = select->columnDouble(5);
+        m.powerW = select->columnDouble(6);
+        m.timeSpreadMs = select->columnOptionalDouble(7);
+        m.powerSpreadW = select->columnOptionalDouble(8);
+        m.minibatches = static_cast<int>(select->columnInt(9));
+        m.source = select->columnText(10);
+        m.measuredAt = select->columnText(11);
+        m.bootId = select->columnText(12);
+        out.append(m);
+    }
+    return out;
+}
+
+Expected<QVector<WorkloadSummary>> Store::summaries()
+{
+    using Result = Expected<QVector<WorkloadSummary>>;
+    auto select = m_db.prepare(QStringLiteral(
+        "SELECT d.name, d.kind, w.name, count(*), "
+        "count(DISTINCT printf('%d/%d/%d/%d', m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz)) "
+        "FROM measurements m JOIN devices d ON d.id = m.device_id "
+        "JOIN workloads w ON w.id = m.workload_id GROUP BY d.id, w.id ORDER BY d.name, w.name"));
+    if (!select)
+        return Result::failure(select.error());
+    QVector<WorkloadSummary> out;
+    for (;;) {
+        const Expected<bool> row = select->step();
+        if (!row)
+            return Result::failure(row.error());
+        if (!*row)
+            break;
+        out.append({select->columnText(0), select->columnText(1), select->columnText(2),
+                    select->columnInt(3), select->columnInt(4)});
+    }
+    return out;
+}
+
+}  // namespace ptwb

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "store/measurement.h"
+#include "store/sqlite.h"
+#include "util/expected.h"
+
+#include <QVector>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace ptwb {
+
+// The workbench's SQLite file: devices, workloads, measurements, imports and sweeps.
+// One Store per thread (SQLite connections are not shared). Opening refuses files that are not
+// ours or come from a newer version without writing a byte, then migrates older schemas.
+class Store
+{
+public:
+    // Called every `kProgressInterval` stored rows; return false to cancel (rolls back).
+    using Progress = std::function<bool(qint64 done, qint64 total)>;
+    static constexpr qint64 kProgressInterval = 1000;
+
+    static Expected<std::unique_ptr<Store>> open(const QString &path);
+    // Where the GUI and the command line keep their store unless told otherwise.
+    static QString defaultPath();
+
+    const QString &path() const { return m_db.path(); }
+    SqliteConnection &connection() { return m_db; }
+
+    // Finds or creates the device called `name` (of kind `kind`, e.g. "orin-agx").
+    Expected<qint64> ensureDevice(const QString &name, const QString &kind);
+    Expected<qint64> ensureWorkload(const QString &name);
+    // The kind of a device already in the store, or nothing.
+    std::optional<QString> deviceKind(const QString &name);
+
+    std::optional<ImportRecord> findImport(const QString &device, const QString &workload,
+                                           const QString &sha256);
+    // Stores one file's measurements in one transaction: all of them or none.
+    Expected<ImportRecord> addImport(const QString &device, const QString &deviceKind,
+                                     const QString &workload, const QString &fileName,
+                                     const QString &sha256, const QVector<Measurement> &rows,
+                                     const Progress &progress = {});
+
+    // In the order they were stored.
+    Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);
+    Expected<QVector<WorkloadSummary>> summaries();
+
+private:
+    explicit Store(SqliteConnection db)
+        : m_db(std::move(db))
+    {
+    }
+
+    SqliteConnection m_db;
+};
+
+// Commits only when told; rolls back otherwise (an error path, an exception, a cancel).
+class Transaction
+{
+public:
+    explicit Transaction(SqliteConnection &db);
+    ~Transaction();
+    Transaction(const Transaction &) = delete;
+    Transaction &operator=(const Transaction &) = delete;
+
+    const Status &begun() const { return m_begun; }
+    Status commit();
+
+private:
+    SqliteConnection &m_db;
+    Status m_begun;
+    bool m_open = false;
+};
+
+QString utcNow();
+
+}  // namespace ptwb
