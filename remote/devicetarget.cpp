@@ -17,10 +17,15 @@ const QString kExpected = QStringLiteral("expected sim:KIND (KIND one of %1) or 
 Expected<DeviceTarget> DeviceTarget::parse(const QString &input)
 {
     const QString text = input.trimmed();
+    // Error messages echo the target, but never a password someone typed into it.
+    QUrl asUrl(text);
+    const QString shown = asUrl.password().isEmpty()
+        ? text
+        : asUrl.toString(QUrl::RemovePassword | QUrl::FullyEncoded);
     const QString kinds = DeviceSpec::builtinIds().join(QStringLiteral(", "));
     const auto bad = [&](const QString &what) {
         return Expected<DeviceTarget>::failure(
-            QStringLiteral("target '%1': %2; %3").arg(input, what, kExpected.arg(kinds)),
+            QStringLiteral("target '%1': %2; %3").arg(shown, what, kExpected.arg(kinds)),
             ErrorKind::BadInput);
     };
     DeviceTarget target;

@@ -52,6 +52,8 @@ DeviceTablesView::DeviceTablesView(QWidget *parent)
         table->verticalHeader()->setVisible(false);
         table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     }
+    m_frequencies->setObjectName(QStringLiteral("frequencies"));
+    m_presets->setObjectName(QStringLiteral("presets"));
     m_frequencies->setColumnCount(4);
     m_frequencies->setHorizontalHeaderLabels(
         {tr("Cores"), tr("CPU (MHz)"), tr("GPU (MHz)"), tr("Memory (MHz)")});

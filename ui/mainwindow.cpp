@@ -199,7 +199,12 @@ void MainWindow::showError(const QString &message)
 {
     m_cancelAction->setEnabled(false);
     statusBar()->showMessage(message, 30000);
-    QMessageBox::warning(this, tr("PowerTrain Workbench"), message);
+    // open(), not exec(): the window keeps rendering, and nothing waits on a nested loop.
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("PowerTrain Workbench"), message,
+                                QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("errorBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::setBusy(bool busy)

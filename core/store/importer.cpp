@@ -39,7 +39,7 @@ Expected<QString> Importer::resolveKind(Store &store, const QString &device,
     if (const std::optional<QString> stored = store.deviceKind(device)) {
         if (!explicitKind.isEmpty() && explicitKind != *stored) {
             return Expected<QString>::failure(
-                QStringLiteral("device '%1' is a %2 in this store, not a %3")
+                QStringLiteral("device '%1' is of kind %2 in this store, not %3")
                     .arg(device, *stored, explicitKind),
                 ErrorKind::BadInput);
         }

@@ -2,6 +2,7 @@
 
 #include <QSet>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -228,11 +229,16 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
 
 namespace {
 
+// Shortest text that reads back to the same double, spelled as Python's repr() spells it
+// (the published files were written by Python): a whole number keeps its ".0".
 void appendNumber(QByteArray &out, double value)
 {
     char buffer[32];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, int(result.ptr - buffer));
+    const QByteArrayView text(buffer, result.ptr - buffer);
+    out.append(text);
+    if (std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; }))
+        out.append(".0");
 }
 
 }  // namespace

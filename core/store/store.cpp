@@ -92,7 +92,7 @@ Expected<qint64> Store::ensureDevice(const QString &name, const QString &kind)
         return Expected<qint64>::failure(row ? QStringLiteral("device row vanished") : row.error());
     if (select->columnText(1) != kind) {
         return Expected<qint64>::failure(
-            QStringLiteral("device '%1' is a %2 in this store, not a %3")
+            QStringLiteral("device '%1' is of kind %2 in this store, not %3")
                 .arg(name, select->columnText(1), kind));
     }
     return select->columnInt(0);

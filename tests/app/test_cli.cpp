@@ -1,0 +1,301 @@
+#include "clirunner.h"
+#include "shareddata.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+namespace {
+
+const QByteArray kHeader = "cores,cpu,gpu,mem,observed_time,observed_power\n";
+const QByteArray kGood = kHeader + "12,2201600,1300500000,3199000000,100.25,40.5\n"
+                                   "4,1036800,318750000,2133000000,400,15\n";
+
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
+{
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QStringList commands()
+{
+    return {QStringLiteral("import"), QStringLiteral("export"), QStringLiteral("workloads"),
+            QStringLiteral("modes"), QStringLiteral("bench")};
+}
+
+}  // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void versionAndHelp()
+    {
+        const CliResult version = runCli({QStringLiteral("--version")});
+        QCOMPARE(version.exitCode, 0);
+        QCOMPARE(version.out.trimmed(), QStringLiteral("ptwb " PTWB_VERSION));
+        const CliResult help = runCli({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const QString &command : commands())
+            QVERIFY2(help.out.contains(QStringLiteral("  ") + command), qPrintable(help.out));
+        const CliResult none = runCli({});
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY(none.err.contains(QStringLiteral("Usage: ptwb COMMAND")));
+        const CliResult unknown = runCli({QStringLiteral("frobnicate")});
+        QCOMPARE(unknown.exitCode, 2);
+        QCOMPARE(unknown.err.trimmed(), QStringLiteral("ptwb: unknown command 'frobnicate'; run "
+                                                       "'ptwb --help' for the list"));
+    }
+
+    void everyCommandHasHelpAndJson_data()
+    {
+        QTest::addColumn<QString>("command");
+        for (const QString &command : commands())
+            QTest::newRow(qPrintable(command)) << command;
+    }
+
+    void everyCommandHasHelpAndJson()
+    {
+        QFETCH(QString, command);
+        const CliResult help = runCli({command, QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.startsWith(QStringLiteral("Usage: ptwb %1 [options]").arg(command)),
+                 qPrintable(help.out));
+        QVERIFY(help.out.contains(QStringLiteral("--json")));
+        const CliResult badOption = runCli({command, QStringLiteral("--no-such-option")});
+        QCOMPARE(badOption.exitCode, 2);
+        QVERIFY2(badOption.err.contains(QStringLiteral("Unknown option 'no-such-option'")),
+                 qPrintable(badOption.err));
+    }
+
+    void modes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("output");
+        QTest::newRow("orin count") << QStringList{"modes", "--device", "orin-agx"} << "18096";
+        QTest::newRow("xavier count") << QStringList{"modes", "--device", "xavier-agx"} << "29232";
+        QTest::newRow("nano count") << QStringList{"modes", "--device", "orin-nano"} << "1800";
+        QTest::newRow("grid count")
+            << QStringList{"modes", "--device", "orin-agx", "--grid", "cores=even;cpu=every:2:2"}
+            << "4368";
+        QTest::newRow("json count") << QStringList{"modes", "--device", "orin-nano", "--json"}
+                                    << R"({"device":"orin-nano","grid":"","modes":1800})";
+    }
+
+    void modes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, output);
+        const CliResult result = runCli(arguments);
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.out.trimmed(), output);
+    }
+
+    void modesListAndPresets()
+    {
+        const CliResult list = runCli({QStringLiteral("modes"), QStringLiteral("--device"),
+                                       QStringLiteral("orin-nano"), QStringLiteral("--list"),
+                                       QStringLiteral("--format"), QStringLiteral("short")});
+        QCOMPARE(list.exitCode, 0);
+        const QStringList lines = list.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1800);
+        QCOMPARE(lines.first(), QStringLiteral("1c/0.12C/0.31G/0.20M"));
+        QCOMPARE(lines.last(), QStringLiteral("6c/1.51C/0.62G/2.13M"));
+        const CliResult presets = runCli({QStringLiteral("modes"), QStringLiteral("--device"),
+                                          QStringLiteral("orin-agx"), QStringLiteral("--grid"),
+                                          QStringLiteral("cores=even;cpu=every:2:2"),
+                                          QStringLiteral("--presets"), QStringLiteral("--json")});
+        QCOMPARE(presets.exitCode, 0);
+        QVERIFY2(presets.out.contains(
+                     R"({"id":2,"mode":"8/1651200/522750000/3199000000","preset":"MODE_30W"})"),
+                 qPrintable(presets.out));
+        const CliResult bad = runCli({QStringLiteral("modes"), QStringLiteral("--device"),
+                                      QStringLiteral("tx2")});
+        QCOMPARE(bad.exitCode, 2);
+        QCOMPARE(bad.err.trimmed(), QStringLiteral("unknown device 'tx2'; expected one of: "
+                                                   "orin-agx, orin-nano, xavier-agx"));
+    }
+
+    void badInputIsRefusedAndStoreUntouched_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("empty file") << QByteArray()
+                                    << "bad.csv:1: the file is empty; expected the header line "
+                                       "'cores,cpu,gpu,mem,observed_time,observed_power'";
+        QTest::newRow("header only")
+            << kHeader << "bad.csv:2: no measurements after the header; expected rows of "
+                          "cores,cpu,gpu,mem,observed_time,observed_power";
+        QTest::newRow("missing column")
+            << QByteArray("cores,cpu,gpu,observed_time,observed_power\n")
+            << "bad.csv:1: column 'mem': missing from the header; expected "
+               "cores,cpu,gpu,mem,observed_time,observed_power";
+        QTest::newRow("extra column")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,notes\n")
+            << "bad.csv:1: column 'notes': not a column of the PowerTrain layout; expected "
+               "exactly cores,cpu,gpu,mem,observed_time,observed_power";
+        QTest::newRow("non-numeric") << kGood + "12,2201600,13e,3199000000,5,6\n"
+                                     << "bad.csv:4: column 'gpu': '13e' is not a frequency in Hz";
+        QTest::newRow("negative time")
+            << kGood + "12,2201600,1300500000,3199000000,-5,6\n"
+            << "bad.csv:4: column 'observed_time': '-5' must be a positive time in milliseconds";
+        QTest::newRow("zero power")
+            << kGood + "12,2201600,1300500000,3199000000,5,0\n"
+            << "bad.csv:4: column 'observed_power': '0' must be a positive power in watts";
+        QTest::newRow("frequency not on device")
+            << kGood + "12,2201600,1300500000,3200000000,5,6\n"
+            << "bad.csv:4: column 'mem': 3200000000 Hz is not a memory frequency of orin-agx; "
+               "nearest allowed: 3199000000";
+        QTest::newRow("cores out of range")
+            << kGood + "16,2201600,1300500000,3199000000,5,6\n"
+            << "bad.csv:4: column 'cores': 16 is out of range; orin-agx has 1..12 cores";
+        QTest::newRow("truncated last line")
+            << kGood + "12,2201600,1300500000,3199"
+            << "bad.csv:4: the last line is cut short (4 of 6 fields, no final newline); the "
+               "file looks truncated";
+    }
+
+    void badInputIsRefusedAndStoreUntouched()
+    {
+        QFETCH(QByteArray, data);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        const QString good = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        const CliResult first = runCli({QStringLiteral("import"), good, QStringLiteral("--db"), db,
+                                        QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                                        QStringLiteral("--workload"), QStringLiteral("w")});
+        QCOMPARE(first.exitCode, 0);
+        const QByteArray before = readAll(db);
+        QVERIFY(!before.isEmpty());
+
+        const QString bad = writeFile(dir, QStringLiteral("bad.csv"), data);
+        const CliResult result = runCli({QStringLiteral("import"), bad, QStringLiteral("--db"), db,
+                                         QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                                         QStringLiteral("--workload"), QStringLiteral("w")});
+        QCOMPARE(result.exitCode, 2);
+        QCOMPARE(result.err.trimmed(), message);
+        QVERIFY(result.out.isEmpty());
+        // Byte for byte: the failed import wrote nothing.
+        QCOMPARE(readAll(db), before);
+        const CliResult list = runCli({QStringLiteral("workloads"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--json")});
+        QCOMPARE(list.out.trimmed(),
+                 QStringLiteral(R"({"device":"orin-agx","distinct_modes":2,"kind":"orin-agx",)"
+                                R"("measurements":2,"workload":"w"})"));
+
+        // With --json the error is also a JSON object on stdout.
+        const CliResult json = runCli({QStringLiteral("import"), bad, QStringLiteral("--db"), db,
+                                       QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                                       QStringLiteral("--workload"), QStringLiteral("w"),
+                                       QStringLiteral("--json")});
+        QCOMPARE(json.exitCode, 2);
+        const QJsonObject object = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(object.value(QStringLiteral("error")).toString(), message);
+        QCOMPARE(object.value(QStringLiteral("exit")).toInt(), 2);
+    }
+
+    void refusesForeignAndNewerDatabases()
+    {
+        QTemporaryDir dir;
+        const QString notes = writeFile(dir, QStringLiteral("notes.db"), "just text\n");
+        const QString csv = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        const CliResult result = runCli({QStringLiteral("import"), csv, QStringLiteral("--db"),
+                                         notes, QStringLiteral("--device"),
+                                         QStringLiteral("orin-agx"), QStringLiteral("--workload"),
+                                         QStringLiteral("w")});
+        QCOMPARE(result.exitCode, 2);
+        QCOMPARE(result.err.trimmed(), notes + QStringLiteral(": not a PowerTrain Workbench "
+                                                              "database (not an SQLite file); it "
+                                                              "was left untouched"));
+        QCOMPARE(readAll(notes), QByteArray("just text\n"));
+    }
+
+    void importExportImportRoundTrip()
+    {
+        const QString source = sharedDataFile(QStringLiteral("resnet18_imagenet_train.csv"));
+        PTWB_REQUIRE_SHARED_DATA(source);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        const QString exported = dir.filePath(QStringLiteral("out.csv"));
+        const CliResult imported = runCli({QStringLiteral("import"), source, QStringLiteral("--db"),
+                                           db, QStringLiteral("--device"),
+                                           QStringLiteral("orin-agx"), QStringLiteral("--workload"),
+                                           QStringLiteral("resnet18"), QStringLiteral("--json")});
+        QCOMPARE(imported.exitCode, 0);
+        const QJsonObject object = QJsonDocument::fromJson(imported.out.toUtf8()).object();
+        QCOMPARE(object.value(QStringLiteral("rows")).toInt(), 4368);
+        QCOMPARE(object.value(QStringLiteral("distinct_modes")).toInt(), 4368);
+        QCOMPARE(object.value(QStringLiteral("already_imported")).toBool(), false);
+
+        const CliResult out = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                      QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                      QStringLiteral("--out"), exported});
+        QCOMPARE(out.exitCode, 0);
+        QCOMPARE(readAll(exported), readAll(source));
+
+        const CliResult again = runCli({QStringLiteral("import"), exported, QStringLiteral("--db"),
+                                        db, QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                                        QStringLiteral("--workload"), QStringLiteral("resnet18b")});
+        QCOMPARE(again.exitCode, 0);
+        const CliResult second = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                         QStringLiteral("--workload"), QStringLiteral("resnet18b"),
+                                         QStringLiteral("--out"), QStringLiteral("-")});
+        QCOMPARE(second.exitCode, 0);
+        QCOMPARE(second.out.toUtf8(), readAll(source));
+
+        // Importing the same file again into the same workload changes nothing.
+        const CliResult repeat = runCli({QStringLiteral("import"), source, QStringLiteral("--db"),
+                                         db, QStringLiteral("--device"),
+                                         QStringLiteral("orin-agx"), QStringLiteral("--workload"),
+                                         QStringLiteral("resnet18")});
+        QCOMPARE(repeat.exitCode, 0);
+        QVERIFY2(repeat.out.contains(QStringLiteral("was already imported")),
+                 qPrintable(repeat.out));
+    }
+
+    void exportErrors()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        const CliResult missing = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                          QStringLiteral("--workload"), QStringLiteral("nope"),
+                                          QStringLiteral("--out"), QStringLiteral("-")});
+        QCOMPARE(missing.exitCode, 2);
+        QCOMPARE(missing.err.trimmed(),
+                 db + QStringLiteral(": no measurements of workload 'nope'"));
+        const CliResult noOut = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                        QStringLiteral("--workload"), QStringLiteral("x")});
+        QCOMPARE(noOut.exitCode, 2);
+        QCOMPARE(noOut.err.trimmed(), QStringLiteral("missing --out; see --help for the options"));
+
+        const QString csv = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        QCOMPARE(runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), db,
+                         QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                         QStringLiteral("--workload"), QStringLiteral("w")})
+                     .exitCode,
+                 0);
+        const CliResult unwritable = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                             QStringLiteral("--workload"), QStringLiteral("w"),
+                                             QStringLiteral("--out"),
+                                             dir.filePath(QStringLiteral("no/such/dir/x.csv"))});
+        QCOMPARE(unwritable.exitCode, 1);
+        QVERIFY2(unwritable.err.contains(QStringLiteral("cannot write")),
+                 qPrintable(unwritable.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

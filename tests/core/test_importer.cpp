@@ -1,0 +1,193 @@
+#include "shareddata.h"
+#include "store/importer.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+
+namespace {
+
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
+{
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+std::unique_ptr<Store> openStore(const QTemporaryDir &dir)
+{
+    Expected<std::unique_ptr<Store>> store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+    if (!store)
+        qFatal("%s", qPrintable(store.error()));
+    return std::move(store).value();
+}
+
+}  // namespace
+
+class TestImporter : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void importsSharedFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("workload");
+        QTest::newRow("resnet18") << "resnet18_imagenet_train.csv" << "resnet18";
+        QTest::newRow("mobilenetv3") << "mobilenetv3_gld23k_train.csv" << "mobilenetv3";
+    }
+
+    void importsSharedFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, workload);
+        const QString path = sharedDataFile(file);
+        PTWB_REQUIRE_SHARED_DATA(path);
+        QTemporaryDir dir;
+        auto store = openStore(dir);
+        Importer importer(*store);
+        const auto outcome = importer.run({path, QStringLiteral("orin-agx"), {}, workload});
+        QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
+        QCOMPARE(outcome->rows, qint64(4368));
+        QCOMPARE(outcome->distinctModes, qint64(4368));
+        QCOMPARE(outcome->repeatedModes, qint64(0));
+        QVERIFY(!outcome->alreadyImported);
+
+        const auto summaries = store->summaries();
+        QVERIFY(summaries.ok());
+        QCOMPARE(summaries->size(), 1);
+        QCOMPARE(summaries->first().measurements, qint64(4368));
+        QCOMPARE(summaries->first().distinctModes, qint64(4368));
+
+        // The same content again changes nothing and says so.
+        const auto again = importer.run({path, QStringLiteral("orin-agx"), {}, workload});
+        QVERIFY(again.ok());
+        QVERIFY(again->alreadyImported);
+        QCOMPARE(again->record.id, outcome->record.id);
+        QVERIFY2(again->describe().contains(QStringLiteral("nothing changed")),
+                 qPrintable(again->describe()));
+        QCOMPARE(store->summaries()->first().measurements, qint64(4368));
+    }
+
+    void importExportImportRoundTrips()
+    {
+        const QString path = sharedDataFile(QStringLiteral("mobilenetv3_gld23k_train.csv"));
+        PTWB_REQUIRE_SHARED_DATA(path);
+        QTemporaryDir dir;
+        auto store = openStore(dir);
+        Importer importer(*store);
+        QVERIFY(importer.run({path, QStringLiteral("orin-agx"), {}, QStringLiteral("a")}).ok());
+        const auto first = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("a"));
+        QVERIFY(first.ok());
+        const QString exported = writeFile(dir, QStringLiteral("export.csv"),
+                                           MeasurementCsv::write(*first));
+        QVERIFY(importer.run({exported, QStringLiteral("orin-agx"), {}, QStringLiteral("b")}).ok());
+        const auto second = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("b"));
+        QVERIFY(second.ok());
+        QCOMPARE(second->size(), first->size());
+        for (int i = 0; i < first->size(); ++i) {
+            QCOMPARE(second->at(i).mode, first->at(i).mode);
+            // Bit-identical, not approximately equal.
+            QVERIFY(second->at(i).timeMs == first->at(i).timeMs);
+            QVERIFY(second->at(i).powerW == first->at(i).powerW);
+        }
+    }
+
+    void repeatedModesKeptAndReported()
+    {
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, QStringLiteral("rep.csv"),
+                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                       "12,2201600,1300500000,3199000000,100,40\n"
+                                       "12,2201600,1300500000,3199000000,104,41\n"
+                                       "4,1036800,318750000,2133000000,400,15\n");
+        auto store = openStore(dir);
+        const auto outcome = Importer(*store).run({path, QStringLiteral("orin-agx"), {},
+                                                   QStringLiteral("w")});
+        QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
+        QCOMPARE(outcome->rows, qint64(3));
+        QCOMPARE(outcome->distinctModes, qint64(2));
+        QCOMPARE(outcome->repeatedModes, qint64(1));
+        QVERIFY2(outcome->describe().contains(QStringLiteral("1 modes appear on more than one "
+                                                             "line: every line is kept")),
+                 qPrintable(outcome->describe()));
+        QCOMPARE(store->measurements(QStringLiteral("orin-agx"), QStringLiteral("w"))->size(), 3);
+    }
+
+    void badFileLeavesStoreAsItWas()
+    {
+        QTemporaryDir dir;
+        auto store = openStore(dir);
+        const QString good = writeFile(dir, QStringLiteral("good.csv"),
+                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                       "12,2201600,1300500000,3199000000,100,40\n");
+        QVERIFY(Importer(*store).run({good, QStringLiteral("orin-agx"), {}, QStringLiteral("w")}).ok());
+        const QString bad = writeFile(dir, QStringLiteral("bad.csv"),
+                                      "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                      "8,2201600,1300500000,3199000000,100,40\n"
+                                      "8,2201600,1300500000,3199000000,100,-40\n");
+        const auto outcome = Importer(*store).run({bad, QStringLiteral("orin-agx"), {},
+                                                   QStringLiteral("w")});
+        QVERIFY(!outcome.ok());
+        QCOMPARE(outcome.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(outcome.error(), QStringLiteral("bad.csv:3: column 'observed_power': '-40' must "
+                                                 "be a positive power in watts"));
+        QCOMPARE(store->measurements(QStringLiteral("orin-agx"), QStringLiteral("w"))->size(), 1);
+        QCOMPARE(*store->connection().queryInt(QStringLiteral("SELECT count(*) FROM imports")),
+                 qint64(1));
+    }
+
+    void deviceResolution_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("builtin kind") << "orin-nano" << "" << "";
+        QTest::newRow("named device with kind") << "lab-nano-1" << "orin-nano" << "";
+        QTest::newRow("unknown") << "tx2" << ""
+                                 << "unknown device 'tx2'; expected a device kind (orin-agx, "
+                                    "orin-nano, xavier-agx) or a device already in the store";
+    }
+
+    void deviceResolution()
+    {
+        QFETCH(QString, device);
+        QFETCH(QString, kind);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, QStringLiteral("nano.csv"),
+                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                       "6,1510400,624750000,2133000000,300,12.5\n");
+        auto store = openStore(dir);
+        const auto outcome = Importer(*store).run({path, device, kind, QStringLiteral("w")});
+        if (error.isEmpty()) {
+            QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
+            QCOMPARE(outcome->deviceKind, QStringLiteral("orin-nano"));
+            // Later imports find the device's kind in the store.
+            QCOMPARE(*Importer::resolveKind(*store, device, {}), QStringLiteral("orin-nano"));
+        } else {
+            QVERIFY(!outcome.ok());
+            QCOMPARE(outcome.error(), error);
+        }
+    }
+
+    void unreadableFile()
+    {
+        QTemporaryDir dir;
+        auto store = openStore(dir);
+        const auto outcome = Importer(*store).run({dir.filePath(QStringLiteral("missing.csv")),
+                                                   QStringLiteral("orin-agx"), {},
+                                                   QStringLiteral("w")});
+        QVERIFY(!outcome.ok());
+        QCOMPARE(outcome.errorKind(), ErrorKind::BadInput);
+        QVERIFY2(outcome.error().contains(QStringLiteral("missing.csv: cannot read")),
+                 qPrintable(outcome.error()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImporter)
+#include "test_importer.moc"

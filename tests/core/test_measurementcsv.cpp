@@ -1,0 +1,226 @@
+#include "modes/modespace.h"
+#include "shareddata.h"
+#include "store/measurementcsv.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace ptwb;
+
+namespace {
+
+const QByteArray kHeader = "cores,cpu,gpu,mem,observed_time,observed_power\n";
+const QByteArray kRow1 = "2,268800,1300500000,204000000,1105.0670776367188,17.7045\n";
+const QByteArray kRow2 = "12,2201600,1300500000,3199000000,120.5,45.25\n";
+
+ModeSpace orin()
+{
+    return ModeSpace(DeviceSpec::builtin(QStringLiteral("orin-agx")).value());
+}
+
+}  // namespace
+
+class TestMeasurementCsv : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void accepts_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<int>("rows");
+        QTest::newRow("plain") << kHeader + kRow1 + kRow2 << 2;
+        QTest::newRow("crlf") << QByteArray(kHeader + kRow1 + kRow2).replace("\n", "\r\n") << 2;
+        QTest::newRow("trailing blank lines") << kHeader + kRow1 + kRow2 + "\n\n\r\n  \n" << 2;
+        QTest::newRow("bom") << "\xEF\xBB\xBF" + kHeader + kRow1 << 1;
+        QTest::newRow("no final newline") << kHeader + kRow1 + kRow2.chopped(1) << 2;
+        QTest::newRow("columns reordered")
+            << QByteArray("observed_power,observed_time,mem,gpu,cpu,cores\n"
+                          "17.7045,1105.0670776367188,204000000,1300500000,268800,2\n")
+            << 1;
+        QTest::newRow("quoted and spaced")
+            << QByteArray("\"cores\", cpu ,gpu,mem,observed_time,observed_power\n"
+                          "\"2\", 268800 ,1300500000,204000000,1105.0670776367188,17.7045\n")
+            << 1;
+        QTest::newRow("integral floats") << kHeader + "2,268800.0,1300500000,204000000,5,6\n" << 1;
+    }
+
+    void accepts()
+    {
+        QFETCH(QByteArray, data);
+        QFETCH(int, rows);
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(data, QStringLiteral("m.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), rows);
+        const Measurement &first = parsed->rows.first();
+        QCOMPARE(first.mode.cores, 2);
+        QCOMPARE(first.mode.cpuKHz, qint64(268800));
+        QCOMPARE(first.mode.gpuHz, qint64(1300500000));
+        QCOMPARE(first.mode.emcHz, qint64(204000000));
+    }
+
+    void rejects_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<QString>("error");
+        const QString expected =
+            QStringLiteral("expected rows of cores,cpu,gpu,mem,observed_time,observed_power");
+        QTest::newRow("empty file") << QByteArray()
+                                    << "m.csv:1: the file is empty; expected the header line "
+                                       "'cores,cpu,gpu,mem,observed_time,observed_power'";
+        QTest::newRow("blank lines only") << QByteArray("\n\r\n\n")
+                                          << "m.csv:1: the file is empty; expected the header "
+                                             "line 'cores,cpu,gpu,mem,observed_time,"
+                                             "observed_power'";
+        QTest::newRow("header only") << kHeader
+                                     << "m.csv:2: no measurements after the header; " + expected;
+        QTest::newRow("missing column")
+            << QByteArray("cores,cpu,gpu,mem,observed_time\n2,268800,1300500000,204000000,5\n")
+            << "m.csv:1: column 'observed_power': missing from the header; expected "
+               "cores,cpu,gpu,mem,observed_time,observed_power";
+        QTest::newRow("extra column")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,fan\n")
+            << "m.csv:1: column 'fan': not a column of the PowerTrain layout; expected exactly "
+               "cores,cpu,gpu,mem,observed_time,observed_power";
+        QTest::newRow("duplicate column")
+            << QByteArray("cores,cpu,gpu,gpu,observed_time,observed_power\n")
+            << "m.csv:1: column 'gpu': appears twice in the header";
+        QTest::newRow("extra field in a row")
+            << kHeader + kRow1 + "2,268800,1300500000,204000000,5,6,7\n" + kRow2
+            << "m.csv:3: 7 fields, expected 6 (cores,cpu,gpu,mem,observed_time,observed_power)";
+        QTest::newRow("short row in the middle")
+            << kHeader + "2,268800,1300500000\n" + kRow2
+            << "m.csv:2: 3 fields, expected 6 (cores,cpu,gpu,mem,observed_time,observed_power)";
+        QTest::newRow("non-numeric gpu")
+            << kHeader + kRow1 + "2,268800,13e,204000000,5,6\n"
+            << "m.csv:3: column 'gpu': '13e' is not a frequency in Hz";
+        QTest::newRow("non-numeric cpu")
+            << kHeader + "2,fast,1300500000,204000000,5,6\n"
+            << "m.csv:2: column 'cpu': 'fast' is not a frequency in kHz";
+        QTest::newRow("non-numeric cores")
+            << kHeader + "two,268800,1300500000,204000000,5,6\n"
+            << "m.csv:2: column 'cores': 'two' is not a whole number of cores";
+        QTest::newRow("non-numeric time")
+            << kHeader + "2,268800,1300500000,204000000,slow,6\n"
+            << "m.csv:2: column 'observed_time': 'slow' is not a number; expected a time in "
+               "milliseconds";
+        QTest::newRow("nan power")
+            << kHeader + "2,268800,1300500000,204000000,5,nan\n"
+            << "m.csv:2: column 'observed_power': 'nan' is not a number; expected a power in "
+               "watts";
+        QTest::newRow("negative time")
+            << kHeader + "2,268800,1300500000,204000000,-3.5,6\n"
+            << "m.csv:2: column 'observed_time': '-3.5' must be a positive time in milliseconds";
+        QTest::newRow("zero time")
+            << kHeader + "2,268800,1300500000,204000000,0,6\n"
+            << "m.csv:2: column 'observed_time': '0' must be a positive time in milliseconds";
+        QTest::newRow("zero power")
+            << kHeader + "2,268800,1300500000,204000000,5,0\n"
+            << "m.csv:2: column 'observed_power': '0' must be a positive power in watts";
+        QTest::newRow("negative power")
+            << kHeader + "2,268800,1300500000,204000000,5,-1\n"
+            << "m.csv:2: column 'observed_power': '-1' must be a positive power in watts";
+        QTest::newRow("frequency not on device")
+            << kHeader + kRow1 + kRow2 + "12,2201600,1300000000,3199000000,5,6\n"
+            << "m.csv:4: column 'gpu': 1300000000 Hz is not a GPU frequency of orin-agx; "
+               "nearest allowed: 1236750000, 1300500000";
+        QTest::newRow("memory not on device")
+            << kHeader + "12,2201600,1300500000,1600000000,5,6\n"
+            << "m.csv:2: column 'mem': 1600000000 Hz is not a memory frequency of orin-agx; "
+               "nearest allowed: 665600000, 2133000000";
+        QTest::newRow("cores out of range")
+            << kHeader + "13,2201600,1300500000,3199000000,5,6\n"
+            << "m.csv:2: column 'cores': 13 is out of range; orin-agx has 1..12 cores";
+        QTest::newRow("zero cores")
+            << kHeader + "0,2201600,1300500000,3199000000,5,6\n"
+            << "m.csv:2: column 'cores': 0 is out of range; orin-agx has 1..12 cores";
+        QTest::newRow("truncated last line")
+            << kHeader + kRow1 + "12,2201600,13"
+            << "m.csv:3: the last line is cut short (3 of 6 fields, no final newline); the file "
+               "looks truncated";
+        QTest::newRow("truncated last line crlf file")
+            << QByteArray(kHeader + kRow1).replace("\n", "\r\n") + "12,2201600,1300500000,31"
+            << "m.csv:3: the last line is cut short (4 of 6 fields, no final newline); the file "
+               "looks truncated";
+    }
+
+    void rejects()
+    {
+        QFETCH(QByteArray, data);
+        QFETCH(QString, error);
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(data, QStringLiteral("m.csv"), orin());
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error(), error);
+        QCOMPARE(parsed.errorKind(), ErrorKind::BadInput);
+    }
+
+    void repeatedModesAreKept()
+    {
+        const QByteArray data = kHeader + kRow1 + kRow2
+            + "2,268800,1300500000,204000000,1100.5,17.9\n" + kRow1;
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(data, QStringLiteral("m.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), 4);
+        QCOMPARE(parsed->distinctModes, qint64(2));
+        QCOMPARE(parsed->repeatedModes, qint64(1));
+        QCOMPARE(parsed->rows[2].timeMs, 1100.5);
+    }
+
+    void writeParsesBackExactly()
+    {
+        // Values that print badly with a fixed precision must still come back bit for bit.
+        QVector<Measurement> rows;
+        const double times[] = {0.1 + 0.2, 1e-7, 123456789.123456789, 1105.0670776367188, 20.0};
+        const ModeSpace space = orin();
+        for (int i = 0; i < 5; ++i) {
+            Measurement m;
+            m.mode = space.mode(i * 997);
+            m.timeMs = times[i];
+            m.powerW = 1.0 / (i + 3);
+            rows.append(m);
+        }
+        const QByteArray csv = MeasurementCsv::write(rows);
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(csv, QStringLiteral("w.csv"), space);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), rows.size());
+        for (int i = 0; i < rows.size(); ++i) {
+            QCOMPARE(parsed->rows[i].mode, rows[i].mode);
+            QVERIFY(parsed->rows[i].timeMs == rows[i].timeMs);
+            QVERIFY(parsed->rows[i].powerW == rows[i].powerW);
+        }
+    }
+
+    void sharedFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("resnet18") << "resnet18_imagenet_train.csv";
+        QTest::newRow("mobilenetv3") << "mobilenetv3_gld23k_train.csv";
+    }
+
+    void sharedFiles()
+    {
+        QFETCH(QString, file);
+        const QString path = sharedDataFile(file);
+        PTWB_REQUIRE_SHARED_DATA(path);
+        QFile in(path);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray data = in.readAll();
+        const Expected<ModeSpace> grid = ModeSpace::subGrid(
+            DeviceSpec::builtin(QStringLiteral("orin-agx")).value(),
+            QStringLiteral("cores=even;cpu=every:2:2"));
+        // Every measured mode lies on the PowerTrain grid, and the grid is covered once.
+        const Expected<MeasurementCsv::Parsed> parsed = MeasurementCsv::parse(data, file, *grid);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), 4368);
+        QCOMPARE(parsed->distinctModes, qint64(4368));
+        // The writer reproduces the published file byte for byte.
+        QCOMPARE(MeasurementCsv::write(parsed->rows), data);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMeasurementCsv)
+#include "test_measurementcsv.moc"

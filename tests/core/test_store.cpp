@@ -1,0 +1,235 @@
+#include "store/schema.h"
+#include "store/store.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+using namespace ptwb;
+
+namespace {
+
+QByteArray fileHash(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+Measurement sample(int cores, double time, double power)
+{
+    Measurement m;
+    m.mode = {cores, 2201600, 1300500000, 3199000000};
+    m.timeMs = time;
+    m.powerW = power;
+    m.source = QStringLiteral("import");
+    return m;
+}
+
+// A raw sqlite3 handle for setting up files the Store must refuse.
+void rawExec(const QString &path, const char *sql)
+{
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(path).constData(), &db), SQLITE_OK);
+    char *error = nullptr;
+    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+    const QString message = QString::fromUtf8(error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+    QVERIFY2(rc == SQLITE_OK, qPrintable(message));
+}
+
+}  // namespace
+
+class TestStore : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void createsCurrentSchemaWithWal()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sub/folder/w.sqlite"));
+        Expected<std::unique_ptr<Store>> store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        SqliteConnection &db = (*store)->connection();
+        QCOMPARE(*Schema::version(db), Schema::kCurrentVersion);
+        QCOMPARE(*db.queryInt(QStringLiteral("PRAGMA application_id")), Schema::kApplicationId);
+        auto mode = db.prepare(QStringLiteral("PRAGMA journal_mode"));
+        QVERIFY(mode.ok() && *mode->step());
+        QCOMPARE(mode->columnText(0), QStringLiteral("wal"));
+        QCOMPARE(*db.queryInt(QStringLiteral("PRAGMA foreign_keys")), qint64(1));
+    }
+
+    void reopenKeepsData()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("w.sqlite"));
+        {
+            auto store = Store::open(path);
+            QVERIFY(store.ok());
+            const auto record = (*store)->addImport(QStringLiteral("orin-agx"),
+                                                    QStringLiteral("orin-agx"),
+                                                    QStringLiteral("resnet18"),
+                                                    QStringLiteral("r.csv"), QStringLiteral("ab"),
+                                                    {sample(12, 100, 40), sample(8, 150, 30)});
+            QVERIFY2(record.ok(), qPrintable(record.error()));
+        }
+        auto store = Store::open(path);
+        QVERIFY(store.ok());
+        const auto rows = (*store)->measurements(QStringLiteral("orin-agx"),
+                                                 QStringLiteral("resnet18"));
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 2);
+        QCOMPARE(rows->at(1).mode.cores, 8);
+        QCOMPARE(rows->at(1).timeMs, 150.0);
+        QVERIFY(!rows->at(0).timeSpreadMs.has_value());
+        QVERIFY((*store)->findImport(QStringLiteral("orin-agx"), QStringLiteral("resnet18"),
+                                     QStringLiteral("ab")));
+        QVERIFY(!(*store)->findImport(QStringLiteral("orin-agx"), QStringLiteral("other"),
+                                      QStringLiteral("ab")));
+    }
+
+    void migratesVersion1WithItsData()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.sqlite"));
+        {
+            Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+            QVERIFY(db.ok());
+            QVERIFY(Schema::migrate(*db, 1).ok());
+            QCOMPARE(*Schema::version(*db), 1);
+            QVERIFY(db->exec(QStringLiteral(
+                                 "INSERT INTO devices VALUES (1, 'lab-orin', 'orin-agx', 'then');"
+                                 "INSERT INTO workloads VALUES (1, 'bert', 'then');"
+                                 "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, "
+                                 "gpu_hz, emc_hz, time_ms, power_w, source, measured_at) VALUES "
+                                 "(1, 1, 12, 2201600, 1300500000, 3199000000, 321.5, 41.25, "
+                                 "'sweep', '2025-01-01T00:00:00Z')"))
+                        .ok());
+        }
+        auto store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        QCOMPARE(*Schema::version((*store)->connection()), Schema::kCurrentVersion);
+        const auto rows = (*store)->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"));
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 1);
+        QCOMPARE(rows->first().timeMs, 321.5);
+        QCOMPARE(rows->first().source, QStringLiteral("sweep"));
+        QVERIFY(rows->first().bootId.isEmpty());
+        // The version 2 columns exist and work on the migrated file.
+        QVERIFY((*store)->connection()
+                    .exec(QStringLiteral("UPDATE measurements SET boot_id = 'b1', "
+                                         "time_spread_ms = 2.5"))
+                    .ok());
+        QCOMPARE((*store)->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"))
+                     ->first()
+                     .bootId,
+                 QStringLiteral("b1"));
+    }
+
+    void refusesNewerSchemaUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("new.sqlite"));
+        QVERIFY(Store::open(path).ok());
+        rawExec(path, "PRAGMA user_version = 99; PRAGMA wal_checkpoint(TRUNCATE);"
+                      "PRAGMA journal_mode = DELETE;");
+        const QByteArray before = fileHash(path);
+        const auto store = Store::open(path);
+        QVERIFY(!store.ok());
+        QCOMPARE(store.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(store.error(), path + QStringLiteral(": written by a newer PowerTrain Workbench "
+                                                      "(schema version 99; this version reads "
+                                                      "up to 2); it was left untouched"));
+        QCOMPARE(fileHash(path), before);
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
+    }
+
+    void refusesNonSqliteUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("notes.sqlite"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("these are my notes, not a database\n");
+        file.close();
+        const QByteArray before = fileHash(path);
+        const auto store = Store::open(path);
+        QVERIFY(!store.ok());
+        QCOMPARE(store.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(store.error(), path + QStringLiteral(": not a PowerTrain Workbench database (not "
+                                                      "an SQLite file); it was left untouched"));
+        QCOMPARE(fileHash(path), before);
+    }
+
+    void refusesForeignSqliteUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("other.sqlite"));
+        rawExec(path, "CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x');");
+        const QByteArray before = fileHash(path);
+        const auto store = Store::open(path);
+        QVERIFY(!store.ok());
+        QVERIFY2(store.error().contains(QStringLiteral("an SQLite database of another "
+                                                       "application")),
+                 qPrintable(store.error()));
+        QCOMPARE(fileHash(path), before);
+    }
+
+    void failedImportLeavesNothing()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        // The third row violates CHECK (time_ms > 0): the whole import must roll back.
+        const auto record = (*store)->addImport(QStringLiteral("orin-agx"),
+                                                QStringLiteral("orin-agx"), QStringLiteral("w"),
+                                                QStringLiteral("f.csv"), QStringLiteral("h"),
+                                                {sample(1, 1, 1), sample(2, 2, 2), sample(3, -1, 3)});
+        QVERIFY(!record.ok());
+        SqliteConnection &db = (*store)->connection();
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM measurements")), qint64(0));
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM imports")), qint64(0));
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM workloads")), qint64(0));
+    }
+
+    void cancelledImportLeavesNothing()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        QVector<Measurement> rows(2500, sample(4, 10, 10));
+        QVector<qint64> reports;
+        const auto record = (*store)->addImport(
+            QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), QStringLiteral("w"),
+            QStringLiteral("f.csv"), QStringLiteral("h"), rows, [&reports](qint64 done, qint64) {
+                reports.append(done);
+                return done < 2000;
+            });
+        QVERIFY(!record.ok());
+        QCOMPARE(reports, (QVector<qint64>{1000, 2000}));
+        QCOMPARE(*(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM measurements")),
+                 qint64(0));
+    }
+
+    void deviceKindConflict()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        QVERIFY((*store)->ensureDevice(QStringLiteral("bench-1"), QStringLiteral("orin-agx")).ok());
+        const auto again = (*store)->ensureDevice(QStringLiteral("bench-1"),
+                                                  QStringLiteral("orin-nano"));
+        QVERIFY(!again.ok());
+        QCOMPARE(again.error(),
+                 QStringLiteral("device 'bench-1' is of kind orin-agx in this store, not orin-nano"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStore)
+#include "test_store.moc"

@@ -1,0 +1,138 @@
+#include "devicetablesview.h"
+#include "mainwindow.h"
+#include "measurementsmodel.h"
+#include "measurementsview.h"
+#include "storesession.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+using namespace ptwb::ui;
+
+namespace {
+
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
+{
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+const QByteArray kThreeRows = "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                              "12,2201600,1300500000,3199000000,100,40\n"
+                              "8,1651200,522750000,3199000000,180,25.5\n"
+                              "4,1036800,318750000,2133000000,400,15\n";
+
+}  // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void showsImportedMeasurements()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        {
+            auto store = Store::open(db);
+            QVERIFY(store.ok());
+            const auto outcome = Importer(**store).run(
+                {writeFile(dir, QStringLiteral("a.csv"), kThreeRows), QStringLiteral("orin-agx"),
+                 {}, QStringLiteral("resnet18")});
+            QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
+        }
+        StoreSession session;
+        MainWindow window(&session);
+        window.show();
+        session.open(db);
+        MeasurementsModel *model = window.measurements()->model();
+        QTRY_COMPARE(model->rowCount(), 3);
+        QCOMPARE(window.measurements()->currentSelection(),
+                 qMakePair(QStringLiteral("orin-agx"), QStringLiteral("resnet18")));
+        QCOMPARE(model->index(0, MeasurementsModel::Mode).data().toString(),
+                 QStringLiteral("12/2201600/1300500000/3199000000"));
+        QCOMPARE(model->index(1, MeasurementsModel::PowerW).data().toString(),
+                 QStringLiteral("25.50"));
+        QCOMPARE(model->index(2, MeasurementsModel::EnergyJ).data().toString(),
+                 QStringLiteral("6.00"));  // 15 W x 0.4 s
+
+        // Sorting by time is numeric, not textual ("100" < "180" < "400" either way; power
+        // tells them apart: 15 < 25.5 < 40 but "15" < "25.50" < "40.00" as text too, so use
+        // a descending sort on time and check the first row).
+        QTableView *table = window.measurements()->table();
+        table->sortByColumn(MeasurementsModel::TimeMs, Qt::DescendingOrder);
+        QCOMPARE(table->model()->index(0, MeasurementsModel::TimeMs).data().toString(),
+                 QStringLiteral("400.0"));
+    }
+
+    void importThroughSessionUpdatesTheView()
+    {
+        QTemporaryDir dir;
+        StoreSession session;
+        MainWindow window(&session);
+        window.show();
+        session.open(dir.filePath(QStringLiteral("w.sqlite")));
+        QSignalSpy opened(&session, &StoreSession::opened);
+        QVERIFY(opened.wait());
+        QSignalSpy finished(&session, &StoreSession::importFinished);
+        session.import({writeFile(dir, QStringLiteral("b.csv"), kThreeRows),
+                        QStringLiteral("orin-agx"), {}, QStringLiteral("mobilenet")});
+        QVERIFY(finished.wait(10000));
+        QVERIFY2(finished.first().first().toString().startsWith(QStringLiteral("imported 3 rows")),
+                 qPrintable(finished.first().first().toString()));
+        QTRY_COMPARE(window.measurements()->model()->rowCount(), 3);
+
+        // A bad file: the error is shown without blocking, and nothing changes.
+        QSignalSpy failed(&session, &StoreSession::failed);
+        session.import({writeFile(dir, QStringLiteral("bad.csv"),
+                                  "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                  "12,2201600,13e,3199000000,5,6\n"),
+                        QStringLiteral("orin-agx"), {}, QStringLiteral("mobilenet")});
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(failed.first().first().toString(),
+                 QStringLiteral("bad.csv:2: column 'gpu': '13e' is not a frequency in Hz"));
+        QMessageBox *box = window.findChild<QMessageBox *>(QStringLiteral("errorBox"));
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QCOMPARE(box->text(), failed.first().first().toString());
+        QCOMPARE(window.measurements()->model()->rowCount(), 3);
+    }
+
+    void deviceTablesFollowTheDevice()
+    {
+        StoreSession session;
+        MainWindow window(&session);
+        DeviceTablesView *view = window.deviceTables();
+        auto *frequencies = view->findChild<QTableWidget *>(QStringLiteral("frequencies"));
+        auto *presets = view->findChild<QTableWidget *>(QStringLiteral("presets"));
+        QVERIFY(frequencies && presets);
+        view->setCurrentDevice(QStringLiteral("orin-agx"));
+        QCOMPARE(frequencies->rowCount(), 29);
+        QCOMPARE(frequencies->item(28, 1)->text(), QStringLiteral("2201.6"));
+        QCOMPARE(frequencies->item(0, 2)->text(), QStringLiteral("114.75"));
+        QCOMPARE(presets->rowCount(), 4);
+        QVERIFY(presets->item(1, 5)->text().contains(QStringLiteral("4/1113600/318750000/2133000000")));
+        QSignalSpy changed(view, &DeviceTablesView::currentDeviceChanged);
+        view->setCurrentDevice(QStringLiteral("orin-nano"));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(frequencies->rowCount(), 20);
+        QCOMPARE(frequencies->item(5, 0)->text(), QStringLiteral("6"));
+        QVERIFY(!frequencies->item(6, 0));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"
