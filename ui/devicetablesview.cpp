@@ -17,7 +17,7 @@ namespace {
 QTableWidgetItem *numberItem(const QString &text)
 {
     auto *item = new QTableWidgetItem(text);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    item->setTextAlignment(Qt::AlignCenter);
     return item;
 }
 
@@ -50,8 +50,11 @@ DeviceTablesView::DeviceTablesView(QWidget *parent)
         table->setEditTriggers(QAbstractItemView::NoEditTriggers);
         table->setAlternatingRowColors(true);
         table->verticalHeader()->setVisible(false);
-        table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+        table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
     }
+    m_frequencies->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_presets->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_presets->horizontalHeader()->setStretchLastSection(true);
     m_frequencies->setObjectName(QStringLiteral("frequencies"));
     m_presets->setObjectName(QStringLiteral("presets"));
     m_frequencies->setColumnCount(4);
@@ -139,7 +142,7 @@ void DeviceTablesView::showDevice(const QString &id)
         m_presets->setItem(row, 3, numberItem(mhz(Dimension::Gpu, preset.gpuMaxHz)));
         m_presets->setItem(row, 4, numberItem(mhz(Dimension::Emc, preset.emcMaxHz)));
         auto *modeItem = new QTableWidgetItem(
-            mode ? QStringLiteral("%1   (%2)").arg(mode->toShort(), mode->toCanonical()) : tr("—"));
+            mode ? QStringLiteral("%1  ·  %2").arg(mode->toShort(), mode->toCanonical()) : tr("—"));
         m_presets->setItem(row, 5, modeItem);
     }
 }
