@@ -1,7 +1,7 @@
 // powertrain-workbench: the window. Parses its few options and wires the pieces together.
 #include "mainwindow.h"
-#include "storesession.h"
 #include "store/store.h"
+#include "storesession.h"
 #include "util/appidentity.h"
 
 #include <QApplication>
@@ -41,7 +41,8 @@ int main(int argc, char *argv[])
 
     QString dbPath = parser.value(dbOption);
     if (dbPath.isEmpty())
-        dbPath = QSettings().value(QStringLiteral("store/path"), ptwb::Store::defaultPath()).toString();
+        dbPath =
+            QSettings().value(QStringLiteral("store/path"), ptwb::Store::defaultPath()).toString();
 
     ptwb::ui::StoreSession session;
     ptwb::ui::MainWindow window(&session);
@@ -67,13 +68,13 @@ int main(int argc, char *argv[])
                 std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
             QApplication::exit(ok ? 0 : 1);
         };
-        QObject::connect(&session, &ptwb::ui::StoreSession::busyChanged, &window, [save](bool busy) {
-            if (!busy)
-                QTimer::singleShot(300, save);
-        });
-        QObject::connect(&session, &ptwb::ui::StoreSession::failed, &window, [] {
-            QApplication::exit(1);
-        });
+        QObject::connect(&session, &ptwb::ui::StoreSession::busyChanged, &window,
+                         [save](bool busy) {
+                             if (!busy)
+                                 QTimer::singleShot(300, save);
+                         });
+        QObject::connect(&session, &ptwb::ui::StoreSession::failed, &window,
+                         [] { QApplication::exit(1); });
         QTimer::singleShot(15000, save);
     }
     return app.exec();

@@ -33,7 +33,8 @@ Expected<DeviceTarget> DeviceTarget::parse(const QString &input)
         target.kind = Kind::Simulated;
         target.deviceKind = text.mid(4);
         if (!DeviceSpec::builtinIds().contains(target.deviceKind))
-            return bad(QStringLiteral("'%1' is not a simulated device kind").arg(target.deviceKind));
+            return bad(
+                QStringLiteral("'%1' is not a simulated device kind").arg(target.deviceKind));
         return target;
     }
     if (!text.startsWith(QLatin1String("ssh://")))
@@ -65,9 +66,8 @@ QString DeviceTarget::toString() const
 {
     if (kind == Kind::Simulated)
         return QStringLiteral("sim:%1").arg(deviceKind);
-    const QString host = this->host.contains(QLatin1Char(':'))
-        ? QStringLiteral("[%1]").arg(this->host)
-        : this->host;
+    const QString host =
+        this->host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(this->host) : this->host;
     return port == 22 ? QStringLiteral("ssh://%1@%2").arg(user, host)
                       : QStringLiteral("ssh://%1@%2:%3").arg(user, host).arg(port);
 }

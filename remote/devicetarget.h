@@ -14,7 +14,7 @@ struct DeviceTarget
 
     Kind kind = Kind::Simulated;
     QString deviceKind;  // for Simulated: orin-agx, xavier-agx, orin-nano
-    QString user;        // for Ssh
+    QString user;  // for Ssh
     QString host;
     int port = 22;
 

@@ -65,7 +65,8 @@ DeviceTablesView::DeviceTablesView(QWidget *parent)
     m_presets->setHorizontalHeaderLabels({tr("Preset"), tr("Cores"), tr("CPU cap (MHz)"),
                                           tr("GPU cap (MHz)"), tr("Memory cap (MHz)"),
                                           tr("Fastest mode within the caps")});
-    m_presets->setToolTip(tr("Stock nvpmodel presets and the mode each maps to on the full table."));
+    m_presets->setToolTip(
+        tr("Stock nvpmodel presets and the mode each maps to on the full table."));
 
     auto *form = new QFormLayout;
     form->addRow(tr("&Device:"), m_deviceBox);

@@ -179,10 +179,10 @@ void MainWindow::chooseExportFile()
 
 void MainWindow::chooseDatabase()
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Open or create a database"), m_session->path(),
-        tr("Workbench database (*.sqlite *.db);;All files (*)"), nullptr,
-        QFileDialog::DontConfirmOverwrite);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Open or create a database"), m_session->path(),
+                                     tr("Workbench database (*.sqlite *.db);;All files (*)"),
+                                     nullptr, QFileDialog::DontConfirmOverwrite);
     if (!path.isEmpty())
         m_session->open(path);
 }

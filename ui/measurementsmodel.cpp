@@ -29,28 +29,31 @@ QVariant MeasurementsModel::data(const QModelIndex &index, int role) const
                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     }
     if (role == Qt::ToolTipRole && index.column() == Source)
-        return QStringLiteral("Measured %1%2").arg(m.measuredAt,
-                                                   m.bootId.isEmpty()
-                                                       ? QString()
-                                                       : QStringLiteral(", boot %1").arg(m.bootId));
+        return QStringLiteral("Measured %1%2")
+            .arg(m.measuredAt,
+                 m.bootId.isEmpty() ? QString() : QStringLiteral(", boot %1").arg(m.bootId));
     // The sort role gives numbers, so sorting is numeric rather than by text.
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort)
         return {};
     switch (index.column()) {
     case Mode:
-        return sort ? QVariant::fromValue(m.mode.cores * 1e13 + m.mode.cpuKHz * 1e4 + m.mode.gpuHz / 1e5)
-                    : QVariant(m.mode.toCanonical());
+        return sort
+            ? QVariant::fromValue(m.mode.cores * 1e13 + m.mode.cpuKHz * 1e4 + m.mode.gpuHz / 1e5)
+            : QVariant(m.mode.toCanonical());
     case Short:
         return m.mode.toShort();
     case Cores:
         return m.mode.cores;
     case CpuGHz:
-        return sort ? QVariant(m.mode.cpuKHz) : QVariant(QString::number(m.mode.cpuKHz / 1e6, 'f', 3));
+        return sort ? QVariant(m.mode.cpuKHz)
+                    : QVariant(QString::number(m.mode.cpuKHz / 1e6, 'f', 3));
     case GpuGHz:
-        return sort ? QVariant(m.mode.gpuHz) : QVariant(QString::number(m.mode.gpuHz / 1e9, 'f', 3));
+        return sort ? QVariant(m.mode.gpuHz)
+                    : QVariant(QString::number(m.mode.gpuHz / 1e9, 'f', 3));
     case EmcGHz:
-        return sort ? QVariant(m.mode.emcHz) : QVariant(QString::number(m.mode.emcHz / 1e9, 'f', 3));
+        return sort ? QVariant(m.mode.emcHz)
+                    : QVariant(QString::number(m.mode.emcHz / 1e9, 'f', 3));
     case TimeMs:
         return sort ? QVariant(m.timeMs) : QVariant(QString::number(m.timeMs, 'f', 1));
     case PowerW:

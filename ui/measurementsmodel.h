@@ -13,8 +13,19 @@ class MeasurementsModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Mode, Short, Cores, CpuGHz, GpuGHz, EmcGHz, TimeMs, PowerW, EnergyJ, Source,
-                  ColumnCount };
+    enum Column {
+        Mode,
+        Short,
+        Cores,
+        CpuGHz,
+        GpuGHz,
+        EmcGHz,
+        TimeMs,
+        PowerW,
+        EnergyJ,
+        Source,
+        ColumnCount
+    };
 
     using QAbstractTableModel::QAbstractTableModel;
 

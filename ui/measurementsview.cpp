@@ -81,11 +81,11 @@ void MeasurementsView::setSummaries(const QVector<WorkloadSummary> &summaries)
         const QSignalBlocker blocker(m_workloadBox);
         m_workloadBox->clear();
         for (const WorkloadSummary &s : summaries) {
-            m_workloadBox->addItem(tr("%1 — %2 (%3 modes)").arg(s.workload, s.device)
-                                       .arg(s.distinctModes),
-                                   QStringList{s.device, s.workload});
+            m_workloadBox->addItem(
+                tr("%1 — %2 (%3 modes)").arg(s.workload, s.device).arg(s.distinctModes),
+                QStringList {s.device, s.workload});
         }
-        const int index = m_workloadBox->findData(QStringList{previous.first, previous.second});
+        const int index = m_workloadBox->findData(QStringList {previous.first, previous.second});
         m_workloadBox->setCurrentIndex(index >= 0 ? index : 0);
     }
     m_workloadBox->setEnabled(!summaries.isEmpty());
@@ -110,10 +110,12 @@ void MeasurementsView::setMeasurements(const QString &device, const QString &wor
         m_statistics->clear();
         return;
     }
-    const auto [minTime, maxTime] = std::minmax_element(
-        rows.cbegin(), rows.cend(), [](const auto &a, const auto &b) { return a.timeMs < b.timeMs; });
-    const auto [minPower, maxPower] = std::minmax_element(
-        rows.cbegin(), rows.cend(), [](const auto &a, const auto &b) { return a.powerW < b.powerW; });
+    const auto [minTime, maxTime] =
+        std::minmax_element(rows.cbegin(), rows.cend(),
+                            [](const auto &a, const auto &b) { return a.timeMs < b.timeMs; });
+    const auto [minPower, maxPower] =
+        std::minmax_element(rows.cbegin(), rows.cend(),
+                            [](const auto &a, const auto &b) { return a.powerW < b.powerW; });
     m_statistics->setText(tr("%1 measurements · time %2–%3 ms · power %4–%5 W")
                               .arg(rows.size())
                               .arg(minTime->timeMs, 0, 'f', 1)

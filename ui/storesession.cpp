@@ -23,7 +23,7 @@ StoreSession::~StoreSession()
         m_cancelImport->store(true);
 }
 
-template <typename Work>
+template<typename Work>
 void StoreSession::runInBackground(Work work)
 {
     if (m_busy++ == 0)
@@ -63,9 +63,9 @@ void StoreSession::reloadSummaries()
     QPointer<StoreSession> self(this);
     runInBackground([self, path = m_path] {
         Expected<std::unique_ptr<Store>> store = Store::open(path);
-        Expected<QVector<WorkloadSummary>> summaries =
-            store ? (*store)->summaries()
-                  : Expected<QVector<WorkloadSummary>>::failure(store.error());
+        Expected<QVector<WorkloadSummary>> summaries = store
+            ? (*store)->summaries()
+            : Expected<QVector<WorkloadSummary>>::failure(store.error());
         QMetaObject::invokeMethod(self, [self, summaries] {
             if (!self)
                 return;
@@ -85,9 +85,9 @@ void StoreSession::loadMeasurements(const QString &device, const QString &worklo
     QPointer<StoreSession> self(this);
     runInBackground([self, path = m_path, device, workload, generation] {
         Expected<std::unique_ptr<Store>> store = Store::open(path);
-        Expected<QVector<Measurement>> rows =
-            store ? (*store)->measurements(device, workload)
-                  : Expected<QVector<Measurement>>::failure(store.error());
+        Expected<QVector<Measurement>> rows = store
+            ? (*store)->measurements(device, workload)
+            : Expected<QVector<Measurement>>::failure(store.error());
         QMetaObject::invokeMethod(self, [self, rows, device, workload, generation] {
             if (!self || generation != self->m_measurementsGeneration)
                 return;
@@ -124,7 +124,8 @@ void StoreSession::import(const ImportRequest &request)
                 return !cancel->load();
             });
         QMetaObject::invokeMethod(
-            self, [self, ok = outcome.ok(), message = outcome ? outcome->describe() : outcome.error()] {
+            self,
+            [self, ok = outcome.ok(), message = outcome ? outcome->describe() : outcome.error()] {
                 if (!self)
                     return;
                 if (ok) {
@@ -160,8 +161,8 @@ void StoreSession::exportCsv(const QString &device, const QString &workload,
         } else {
             const QByteArray csv = MeasurementCsv::write(*rows);
             QSaveFile file(filePath);
-            if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size()
-                || !file.commit()) {
+            if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() ||
+                !file.commit()) {
                 error = QStringLiteral("%1: cannot write: %2").arg(filePath, file.errorString());
             } else {
                 message = QStringLiteral("Exported %1 rows of %2 on %3 to %4")

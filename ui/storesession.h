@@ -46,7 +46,7 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
-    template <typename Work>
+    template<typename Work>
     void runInBackground(Work work);
 
     QString m_path;

@@ -18,8 +18,8 @@ void BenchCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
                       QStringLiteral("KIND"), QStringLiteral("orin-agx")});
     parser.addOption({QStringLiteral("repeats"),
-                      QStringLiteral("How many imports to time (default 10)."),
-                      QStringLiteral("N"), QStringLiteral("10")});
+                      QStringLiteral("How many imports to time (default 10)."), QStringLiteral("N"),
+                      QStringLiteral("10")});
 }
 
 int BenchCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -41,9 +41,8 @@ int BenchCommand::run(const QCommandLineParser &parser, Output &output) const
         if (!store)
             return output.fail(store.error(), store.errorKind());
         Importer importer(**store);
-        const Expected<ImportOutcome> outcome =
-            importer.run({args[1], parser.value(QStringLiteral("device")), QString(),
-                          QStringLiteral("bench")});
+        const Expected<ImportOutcome> outcome = importer.run(
+            {args[1], parser.value(QStringLiteral("device")), QString(), QStringLiteral("bench")});
         if (!outcome)
             return output.fail(outcome.error(), outcome.errorKind());
         seconds.append(outcome->seconds);

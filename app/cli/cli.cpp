@@ -46,8 +46,8 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     Output output(out, err);
     const auto commands = allCommands();
     const QString first = arguments.value(1);
-    if (first == QLatin1String("--help") || first == QLatin1String("-h")
-        || first == QLatin1String("help")) {
+    if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
+        first == QLatin1String("help")) {
         out << overview(commands);
         return kExitOk;
     }
@@ -63,7 +63,8 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
                                     [&first](const auto &c) { return c->name() == first; });
     if (found == commands.end()) {
         return output.badUsage(
-            QStringLiteral("ptwb: unknown command '%1'; run 'ptwb --help' for the list").arg(first));
+            QStringLiteral("ptwb: unknown command '%1'; run 'ptwb --help' for the list")
+                .arg(first));
     }
     const Command &command = **found;
 
@@ -72,8 +73,8 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption helpOption({QStringLiteral("h"), QStringLiteral("help")},
                                         QStringLiteral("Show this help."));
-    const QCommandLineOption jsonOption(QStringLiteral("json"),
-                                        QStringLiteral("Machine output: one JSON object per line."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Machine output: one JSON object per line."));
     parser.addOption(helpOption);
     parser.addOption(jsonOption);
     command.addOptions(parser);

@@ -22,10 +22,10 @@ int Output::fail(const QString &message, ErrorKind kind)
 
 QCommandLineOption dbOption()
 {
-    return QCommandLineOption(QStringLiteral("db"),
-                              QStringLiteral("The workbench database (default: %1).")
-                                  .arg(Store::defaultPath()),
-                              QStringLiteral("DB"));
+    return QCommandLineOption(
+        QStringLiteral("db"),
+        QStringLiteral("The workbench database (default: %1).").arg(Store::defaultPath()),
+        QStringLiteral("DB"));
 }
 
 QString dbPath(const QCommandLineParser &parser)

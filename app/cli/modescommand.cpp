@@ -12,11 +12,12 @@ void ModesCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Device kind: %1.")
                           .arg(DeviceSpec::builtinIds().join(QStringLiteral(", "))),
                       QStringLiteral("KIND")});
-    parser.addOption({QStringLiteral("grid"),
-                      QStringLiteral("Sub-grid, e.g. \"cores=even;cpu=every:2:2\" (the PowerTrain "
-                                     "grid). Selectors: all, even, odd, every:N[:START], LOW..HIGH, "
-                                     "V1,V2,..."),
-                      QStringLiteral("SPEC")});
+    parser.addOption(
+        {QStringLiteral("grid"),
+         QStringLiteral("Sub-grid, e.g. \"cores=even;cpu=every:2:2\" (the PowerTrain "
+                        "grid). Selectors: all, even, odd, every:N[:START], LOW..HIGH, "
+                        "V1,V2,..."),
+         QStringLiteral("SPEC")});
     parser.addOption({QStringLiteral("list"), QStringLiteral("List every mode, one per line.")});
     parser.addOption({QStringLiteral("presets"),
                       QStringLiteral("Show the stock presets and the mode each maps to.")});
@@ -39,8 +40,8 @@ int ModesCommand::run(const QCommandLineParser &parser, Output &output) const
     if (!space)
         return output.badUsage(space.error());
     const QString format = parser.value(QStringLiteral("format"));
-    if (format != QLatin1String("canonical") && format != QLatin1String("short")
-        && format != QLatin1String("underscore")) {
+    if (format != QLatin1String("canonical") && format != QLatin1String("short") &&
+        format != QLatin1String("underscore")) {
         return output.badUsage(
             QStringLiteral("--format '%1': expected canonical, short or underscore").arg(format));
     }
@@ -68,7 +69,9 @@ int ModesCommand::run(const QCommandLineParser &parser, Output &output) const
         QTextStream &out = output.out();
         for (qint64 i = 0; i < space->size(); ++i) {
             if (output.json())
-                out << QStringLiteral("{\"index\":%1,\"mode\":\"%2\"}\n").arg(i).arg(text(space->mode(i)));
+                out << QStringLiteral("{\"index\":%1,\"mode\":\"%2\"}\n")
+                           .arg(i)
+                           .arg(text(space->mode(i)));
             else
                 out << text(space->mode(i)) << '\n';
         }

@@ -23,8 +23,8 @@ void ImportCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("kind"),
                       QStringLiteral("Kind of a new device given a name of its own with --device."),
                       QStringLiteral("KIND")});
-    parser.addOption({QStringLiteral("workload"),
-                      QStringLiteral("Workload name, e.g. resnet18."), QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("workload"), QStringLiteral("Workload name, e.g. resnet18."),
+                      QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("progress"),
                       QStringLiteral("Print progress lines on stderr while storing.")});
 }
@@ -46,16 +46,14 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
     Store::Progress progress;
     if (parser.isSet(QStringLiteral("progress"))) {
         progress = [&output](qint64 done, qint64 total) {
-            output.err() << QStringLiteral("stored %1 of %2 rows").arg(done).arg(total)
-                         << Qt::endl;
+            output.err() << QStringLiteral("stored %1 of %2 rows").arg(done).arg(total) << Qt::endl;
             return true;
         };
     }
     Importer importer(**store);
-    const ImportRequest request{parser.positionalArguments().first(),
-                                parser.value(QStringLiteral("device")),
-                                parser.value(QStringLiteral("kind")),
-                                parser.value(QStringLiteral("workload"))};
+    const ImportRequest request {
+        parser.positionalArguments().first(), parser.value(QStringLiteral("device")),
+        parser.value(QStringLiteral("kind")), parser.value(QStringLiteral("workload"))};
     const Expected<ImportOutcome> outcome = importer.run(request, progress);
     if (!outcome)
         return output.fail(outcome.error(), outcome.errorKind());

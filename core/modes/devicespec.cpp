@@ -65,8 +65,8 @@ public:
         for (int i = 0; i < array.size(); ++i) {
             const double number = array[i].toDouble(-1);
             const QString path = QStringLiteral("%1[%2]").arg(field).arg(i);
-            if (!array[i].isDouble() || number <= 0
-                || number != static_cast<double>(qint64(number))) {
+            if (!array[i].isDouble() || number <= 0 ||
+                number != static_cast<double>(qint64(number))) {
                 fail(path, QStringLiteral("expected a positive whole number"));
                 return {};
             }
@@ -91,10 +91,9 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        return Expected<DeviceSpec>::failure(
-            QStringLiteral("%1: not a JSON object (%2 at byte %3)")
-                .arg(sourceName, parseError.errorString())
-                .arg(parseError.offset));
+        return Expected<DeviceSpec>::failure(QStringLiteral("%1: not a JSON object (%2 at byte %3)")
+                                                 .arg(sourceName, parseError.errorString())
+                                                 .arg(parseError.offset));
     }
     const QJsonObject root = document.object();
     JsonReader reader(sourceName);
@@ -104,8 +103,10 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
     spec.m_source = reader.string(root, QStringLiteral("source"), false);
 
     const QJsonObject cores = root.value(QStringLiteral("cores")).toObject();
-    const qint64 minCores = reader.positive(cores, QStringLiteral("min"), QStringLiteral("cores.min"));
-    const qint64 maxCores = reader.positive(cores, QStringLiteral("max"), QStringLiteral("cores.max"));
+    const qint64 minCores =
+        reader.positive(cores, QStringLiteral("min"), QStringLiteral("cores.min"));
+    const qint64 maxCores =
+        reader.positive(cores, QStringLiteral("max"), QStringLiteral("cores.max"));
     if (!reader.failed() && maxCores < minCores)
         reader.fail(QStringLiteral("cores.max"), QStringLiteral("must not be below cores.min"));
     for (qint64 c = minCores; !reader.failed() && c <= maxCores; ++c)
@@ -122,7 +123,8 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
         preset.name = reader.string(object, QStringLiteral("name"));
         preset.id = static_cast<int>(object.value(QStringLiteral("id")).toInt(-1));
         if (preset.id < 0)
-            reader.fail(path + QStringLiteral("id"), QStringLiteral("expected a whole number >= 0"));
+            reader.fail(path + QStringLiteral("id"),
+                        QStringLiteral("expected a whole number >= 0"));
         preset.cores = static_cast<int>(
             reader.positive(object, QStringLiteral("cores"), path + QStringLiteral("cores")));
         preset.cpuMaxKHz = reader.positive(object, QStringLiteral("cpu_max_khz"),
@@ -135,7 +137,8 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
     }
     spec.m_defaultPreset = reader.string(root, QStringLiteral("default_preset"), false);
     if (!spec.m_defaultPreset.isEmpty() && !reader.failed() && !spec.preset(spec.m_defaultPreset))
-        reader.fail(QStringLiteral("default_preset"), QStringLiteral("names no preset in 'presets'"));
+        reader.fail(QStringLiteral("default_preset"),
+                    QStringLiteral("names no preset in 'presets'"));
     const QJsonArray rails = root.value(QStringLiteral("power_rails")).toArray();
     for (const QJsonValue &rail : rails)
         spec.m_powerRails.append(rail.toString());

@@ -119,8 +119,8 @@ Expected<PowerMode> ModeSpace::parse(const QString &text) const
             const double scale = dimension == Dimension::Cpu ? 1e3 : 1.0;
             const QVector<qint64> &allowed = values(dimension);
             const qint64 wanted = mode.value(dimension);
-            const auto nearest = std::min_element(
-                allowed.cbegin(), allowed.cend(), [wanted](qint64 a, qint64 b) {
+            const auto nearest =
+                std::min_element(allowed.cbegin(), allowed.cend(), [wanted](qint64 a, qint64 b) {
                     return std::llabs(a - wanted) < std::llabs(b - wanted);
                 });
             if (std::llabs(*nearest - wanted) * scale <= kToleranceHz)

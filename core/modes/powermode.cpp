@@ -190,8 +190,8 @@ Expected<PowerMode> PowerMode::parse(const QString &input, ModeNotation *notatio
 
 bool operator<(const PowerMode &a, const PowerMode &b)
 {
-    return std::tie(a.cores, a.cpuKHz, a.gpuHz, a.emcHz)
-        < std::tie(b.cores, b.cpuKHz, b.gpuHz, b.emcHz);
+    return std::tie(a.cores, a.cpuKHz, a.gpuHz, a.emcHz) <
+        std::tie(b.cores, b.cpuKHz, b.gpuHz, b.emcHz);
 }
 
 size_t qHash(const PowerMode &mode, size_t seed) noexcept

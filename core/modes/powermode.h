@@ -23,9 +23,9 @@ QString dimensionLabel(Dimension dimension);
 QString dimensionUnit(Dimension dimension);
 
 enum class ModeNotation {
-    Canonical,   // 12/2201600/1300500000/3199000000
+    Canonical,  // 12/2201600/1300500000/3199000000
     Underscore,  // 12_2201600_1300500000_3199000000
-    Short,       // 12c/2.20C/1.30G/3.20M (GHz, rounded: parse gives approximate values)
+    Short,  // 12c/2.20C/1.30G/3.20M (GHz, rounded: parse gives approximate values)
 };
 
 // A power mode: CPU cores online, CPU frequency (kHz), GPU frequency (Hz), memory (EMC)
@@ -50,8 +50,8 @@ struct PowerMode
 
     friend bool operator==(const PowerMode &a, const PowerMode &b)
     {
-        return a.cores == b.cores && a.cpuKHz == b.cpuKHz && a.gpuHz == b.gpuHz
-            && a.emcHz == b.emcHz;
+        return a.cores == b.cores && a.cpuKHz == b.cpuKHz && a.gpuHz == b.gpuHz &&
+            a.emcHz == b.emcHz;
     }
     friend bool operator!=(const PowerMode &a, const PowerMode &b) { return !(a == b); }
     friend bool operator<(const PowerMode &a, const PowerMode &b);

@@ -9,7 +9,7 @@ namespace ptwb {
 struct ImportRequest
 {
     QString filePath;
-    QString device;      // a device already in the store, or a built-in kind such as orin-agx
+    QString device;  // a device already in the store, or a built-in kind such as orin-agx
     QString deviceKind;  // optional: the kind of a new device with its own name
     QString workload;
 };

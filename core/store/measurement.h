@@ -13,14 +13,14 @@ struct Measurement
 {
     qint64 id = 0;
     PowerMode mode;
-    double timeMs = 0;   // median minibatch time over the clean window
-    double powerW = 0;   // median power over the same window
+    double timeMs = 0;  // median minibatch time over the clean window
+    double powerW = 0;  // median power over the same window
     std::optional<double> timeSpreadMs;  // interquartile range, when known
     std::optional<double> powerSpreadW;
     int minibatches = 0;  // size of the clean window; 0 when unknown (imports)
-    QString source;       // "import", "sweep"
-    QString measuredAt;   // ISO 8601 UTC
-    QString bootId;       // the device's boot id during the measurement, when known
+    QString source;  // "import", "sweep"
+    QString measuredAt;  // ISO 8601 UTC
+    QString bootId;  // the device's boot id during the measurement, when known
 
     double energyJ() const { return powerW * timeMs / 1000.0; }
 };

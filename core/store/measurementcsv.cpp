@@ -72,8 +72,8 @@ public:
                 return error(line, column, problem);
             out->mode.setValue(dimension, value);
         }
-        QString problem = positive(fields, line, Time, QStringLiteral("time in milliseconds"),
-                                   &out->timeMs);
+        QString problem =
+            positive(fields, line, Time, QStringLiteral("time in milliseconds"), &out->timeMs);
         if (problem.isEmpty())
             problem = positive(fields, line, Power, QStringLiteral("power in watts"), &out->powerW);
         return problem;
@@ -237,7 +237,8 @@ void appendNumber(QByteArray &out, double value)
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
     const QByteArrayView text(buffer, result.ptr - buffer);
     out.append(text);
-    if (std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; }))
+    if (std::all_of(text.begin(), text.end(),
+                    [](char c) { return (c >= '0' && c <= '9') || c == '-'; }))
         out.append(".0");
 }
 

@@ -33,8 +33,8 @@ SqliteConnection &SqliteConnection::operator=(SqliteConnection &&other) noexcept
 Expected<SqliteConnection> SqliteConnection::open(const QString &path, bool create)
 {
     SqliteConnection connection;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        | SQLITE_OPEN_NOMUTEX;
+    const int flags =
+        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
     const QByteArray encoded = QFile::encodeName(path);
     const int rc = sqlite3_open_v2(encoded.constData(), &connection.m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
@@ -66,7 +66,8 @@ Expected<SqliteStatement> SqliteConnection::prepare(const QString &sql)
 {
     sqlite3_stmt *statement = nullptr;
     const QByteArray utf8 = sql.toUtf8();
-    const int rc = sqlite3_prepare_v2(m_db, utf8.constData(), int(utf8.size()), &statement, nullptr);
+    const int rc =
+        sqlite3_prepare_v2(m_db, utf8.constData(), int(utf8.size()), &statement, nullptr);
     if (rc != SQLITE_OK)
         return Expected<SqliteStatement>::failure(lastError());
     return SqliteStatement(statement, m_db);

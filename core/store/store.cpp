@@ -72,9 +72,9 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
 
 Expected<qint64> Store::ensureDevice(const QString &name, const QString &kind)
 {
-    auto insert = m_db.prepare(QStringLiteral(
-        "INSERT INTO devices (name, kind, created_at) VALUES (?1, ?2, ?3) "
-        "ON CONFLICT (name) DO NOTHING"));
+    auto insert = m_db.prepare(
+        QStringLiteral("INSERT INTO devices (name, kind, created_at) VALUES (?1, ?2, ?3) "
+                       "ON CONFLICT (name) DO NOTHING"));
     if (!insert)
         return Expected<qint64>::failure(insert.error());
     insert->bind(1, name);
@@ -146,8 +146,8 @@ std::optional<ImportRecord> Store::findImport(const QString &device, const QStri
     const Expected<bool> row = select->step();
     if (!row || !*row)
         return std::nullopt;
-    return ImportRecord{select->columnInt(0), select->columnText(1), select->columnText(2),
-                        select->columnInt(3), select->columnText(4)};
+    return ImportRecord {select->columnInt(0), select->columnText(1), select->columnText(2),
+                         select->columnInt(3), select->columnText(4)};
 }
 
 Expected<ImportRecord> Store::addImport(const QString &device, const QString &kind,
@@ -166,7 +166,7 @@ Expected<ImportRecord> Store::addImport(const QString &device, const QString &ki
     if (!workloadId)
         return Result::failure(workloadId.error());
 
-    ImportRecord record{0, fileName, sha256, rows.size(), utcNow()};
+    ImportRecord record {0, fileName, sha256, rows.size(), utcNow()};
     auto insertImport = m_db.prepare(QStringLiteral(
         "INSERT INTO imports (device_id, workload_id, file_name, sha256, rows, imported_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));

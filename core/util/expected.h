@@ -9,13 +9,13 @@ namespace ptwb {
 
 // Why an operation failed, for exit codes and for callers that treat the two differently.
 enum class ErrorKind {
-    Failed,    // the work could not be done (I/O, a device, the database)
+    Failed,  // the work could not be done (I/O, a device, the database)
     BadInput,  // what the caller gave was wrong: a file, an argument, a value
 };
 
 // The outcome of an operation that can fail with a message meant for a person:
 // either a value or an error text that names what was wrong and what was expected.
-template <typename T>
+template<typename T>
 class Expected
 {
 public:

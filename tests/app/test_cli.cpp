@@ -10,8 +10,9 @@
 namespace {
 
 const QByteArray kHeader = "cores,cpu,gpu,mem,observed_time,observed_power\n";
-const QByteArray kGood = kHeader + "12,2201600,1300500000,3199000000,100.25,40.5\n"
-                                   "4,1036800,318750000,2133000000,400,15\n";
+const QByteArray kGood = kHeader +
+    "12,2201600,1300500000,3199000000,100.25,40.5\n"
+    "4,1036800,318750000,2133000000,400,15\n";
 
 QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
 {
@@ -55,8 +56,9 @@ private Q_SLOTS:
         QVERIFY(none.err.contains(QStringLiteral("Usage: ptwb COMMAND")));
         const CliResult unknown = runCli({QStringLiteral("frobnicate")});
         QCOMPARE(unknown.exitCode, 2);
-        QCOMPARE(unknown.err.trimmed(), QStringLiteral("ptwb: unknown command 'frobnicate'; run "
-                                                       "'ptwb --help' for the list"));
+        QCOMPARE(unknown.err.trimmed(),
+                 QStringLiteral("ptwb: unknown command 'frobnicate'; run "
+                                "'ptwb --help' for the list"));
     }
 
     void everyCommandHasHelpAndJson_data()
@@ -84,13 +86,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("output");
-        QTest::newRow("orin count") << QStringList{"modes", "--device", "orin-agx"} << "18096";
-        QTest::newRow("xavier count") << QStringList{"modes", "--device", "xavier-agx"} << "29232";
-        QTest::newRow("nano count") << QStringList{"modes", "--device", "orin-nano"} << "1800";
+        QTest::newRow("orin count") << QStringList {"modes", "--device", "orin-agx"} << "18096";
+        QTest::newRow("xavier count") << QStringList {"modes", "--device", "xavier-agx"} << "29232";
+        QTest::newRow("nano count") << QStringList {"modes", "--device", "orin-nano"} << "1800";
         QTest::newRow("grid count")
-            << QStringList{"modes", "--device", "orin-agx", "--grid", "cores=even;cpu=every:2:2"}
+            << QStringList {"modes", "--device", "orin-agx", "--grid", "cores=even;cpu=every:2:2"}
             << "4368";
-        QTest::newRow("json count") << QStringList{"modes", "--device", "orin-nano", "--json"}
+        QTest::newRow("json count") << QStringList {"modes", "--device", "orin-nano", "--json"}
                                     << R"({"device":"orin-nano","grid":"","modes":1800})";
     }
 
@@ -113,19 +115,20 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 1800);
         QCOMPARE(lines.first(), QStringLiteral("1c/0.12C/0.31G/0.20M"));
         QCOMPARE(lines.last(), QStringLiteral("6c/1.51C/0.62G/2.13M"));
-        const CliResult presets = runCli({QStringLiteral("modes"), QStringLiteral("--device"),
-                                          QStringLiteral("orin-agx"), QStringLiteral("--grid"),
-                                          QStringLiteral("cores=even;cpu=every:2:2"),
-                                          QStringLiteral("--presets"), QStringLiteral("--json")});
+        const CliResult presets =
+            runCli({QStringLiteral("modes"), QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                    QStringLiteral("--grid"), QStringLiteral("cores=even;cpu=every:2:2"),
+                    QStringLiteral("--presets"), QStringLiteral("--json")});
         QCOMPARE(presets.exitCode, 0);
         QVERIFY2(presets.out.contains(
                      R"({"id":2,"mode":"8/1651200/522750000/3199000000","preset":"MODE_30W"})"),
                  qPrintable(presets.out));
-        const CliResult bad = runCli({QStringLiteral("modes"), QStringLiteral("--device"),
-                                      QStringLiteral("tx2")});
+        const CliResult bad =
+            runCli({QStringLiteral("modes"), QStringLiteral("--device"), QStringLiteral("tx2")});
         QCOMPARE(bad.exitCode, 2);
-        QCOMPARE(bad.err.trimmed(), QStringLiteral("unknown device 'tx2'; expected one of: "
-                                                   "orin-agx, orin-nano, xavier-agx"));
+        QCOMPARE(bad.err.trimmed(),
+                 QStringLiteral("unknown device 'tx2'; expected one of: "
+                                "orin-agx, orin-nano, xavier-agx"));
     }
 
     void badInputIsRefusedAndStoreUntouched_data()
@@ -136,8 +139,9 @@ private Q_SLOTS:
                                     << "bad.csv:1: the file is empty; expected the header line "
                                        "'cores,cpu,gpu,mem,observed_time,observed_power'";
         QTest::newRow("header only")
-            << kHeader << "bad.csv:2: no measurements after the header; expected rows of "
-                          "cores,cpu,gpu,mem,observed_time,observed_power";
+            << kHeader
+            << "bad.csv:2: no measurements after the header; expected rows of "
+               "cores,cpu,gpu,mem,observed_time,observed_power";
         QTest::newRow("missing column")
             << QByteArray("cores,cpu,gpu,observed_time,observed_power\n")
             << "bad.csv:1: column 'mem': missing from the header; expected "
@@ -190,17 +194,17 @@ private Q_SLOTS:
         QVERIFY(result.out.isEmpty());
         // Byte for byte: the failed import wrote nothing.
         QCOMPARE(readAll(db), before);
-        const CliResult list = runCli({QStringLiteral("workloads"), QStringLiteral("--db"), db,
-                                       QStringLiteral("--json")});
+        const CliResult list = runCli(
+            {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
         QCOMPARE(list.out.trimmed(),
                  QStringLiteral(R"({"device":"orin-agx","distinct_modes":2,"kind":"orin-agx",)"
                                 R"("measurements":2,"workload":"w"})"));
 
         // With --json the error is also a JSON object on stdout.
-        const CliResult json = runCli({QStringLiteral("import"), bad, QStringLiteral("--db"), db,
-                                       QStringLiteral("--device"), QStringLiteral("orin-agx"),
-                                       QStringLiteral("--workload"), QStringLiteral("w"),
-                                       QStringLiteral("--json")});
+        const CliResult json =
+            runCli({QStringLiteral("import"), bad, QStringLiteral("--db"), db,
+                    QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                    QStringLiteral("--workload"), QStringLiteral("w"), QStringLiteral("--json")});
         QCOMPARE(json.exitCode, 2);
         const QJsonObject object = QJsonDocument::fromJson(json.out.toUtf8()).object();
         QCOMPARE(object.value(QStringLiteral("error")).toString(), message);
@@ -212,14 +216,16 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString notes = writeFile(dir, QStringLiteral("notes.db"), "just text\n");
         const QString csv = writeFile(dir, QStringLiteral("good.csv"), kGood);
-        const CliResult result = runCli({QStringLiteral("import"), csv, QStringLiteral("--db"),
-                                         notes, QStringLiteral("--device"),
-                                         QStringLiteral("orin-agx"), QStringLiteral("--workload"),
-                                         QStringLiteral("w")});
+        const CliResult result =
+            runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), notes,
+                    QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                    QStringLiteral("--workload"), QStringLiteral("w")});
         QCOMPARE(result.exitCode, 2);
-        QCOMPARE(result.err.trimmed(), notes + QStringLiteral(": not a PowerTrain Workbench "
-                                                              "database (not an SQLite file); it "
-                                                              "was left untouched"));
+        QCOMPARE(result.err.trimmed(),
+                 notes +
+                     QStringLiteral(": not a PowerTrain Workbench "
+                                    "database (not an SQLite file); it "
+                                    "was left untouched"));
         QCOMPARE(readAll(notes), QByteArray("just text\n"));
     }
 
@@ -258,9 +264,8 @@ private Q_SLOTS:
 
         // Importing the same file again into the same workload changes nothing.
         const CliResult repeat = runCli({QStringLiteral("import"), source, QStringLiteral("--db"),
-                                         db, QStringLiteral("--device"),
-                                         QStringLiteral("orin-agx"), QStringLiteral("--workload"),
-                                         QStringLiteral("resnet18")});
+                                         db, QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                                         QStringLiteral("--workload"), QStringLiteral("resnet18")});
         QCOMPARE(repeat.exitCode, 0);
         QVERIFY2(repeat.out.contains(QStringLiteral("was already imported")),
                  qPrintable(repeat.out));
@@ -287,10 +292,10 @@ private Q_SLOTS:
                          QStringLiteral("--workload"), QStringLiteral("w")})
                      .exitCode,
                  0);
-        const CliResult unwritable = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
-                                             QStringLiteral("--workload"), QStringLiteral("w"),
-                                             QStringLiteral("--out"),
-                                             dir.filePath(QStringLiteral("no/such/dir/x.csv"))});
+        const CliResult unwritable =
+            runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                    QStringLiteral("--workload"), QStringLiteral("w"), QStringLiteral("--out"),
+                    dir.filePath(QStringLiteral("no/such/dir/x.csv"))});
         QCOMPARE(unwritable.exitCode, 1);
         QVERIFY2(unwritable.err.contains(QStringLiteral("cannot write")),
                  qPrintable(unwritable.err));

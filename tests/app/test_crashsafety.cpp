@@ -24,10 +24,10 @@ QString writeLargeCsv(const QTemporaryDir &dir, qint64 *rows)
     for (int r = 0; r < kRepeats; ++r) {
         for (qint64 i = 0; i < space.size(); ++i) {
             const PowerMode mode = space.mode(i);
-            data += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ','
-                + QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ','
-                + QByteArray::number(100.0 + i * 0.01 + r, 'g', 17) + ','
-                + QByteArray::number(10.0 + r * 0.5, 'g', 17) + '\n';
+            data += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ',' +
+                QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ',' +
+                QByteArray::number(100.0 + i * 0.01 + r, 'g', 17) + ',' +
+                QByteArray::number(10.0 + r * 0.5, 'g', 17) + '\n';
         }
     }
     *rows = space.size() * kRepeats;
@@ -53,8 +53,8 @@ DbState inspect(const QString &path)
         return state;
     const auto query = [db](const char *sql, QString *text, qint64 *number) {
         sqlite3_stmt *statement = nullptr;
-        if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) == SQLITE_OK
-            && sqlite3_step(statement) == SQLITE_ROW) {
+        if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) == SQLITE_OK &&
+            sqlite3_step(statement) == SQLITE_ROW) {
             if (text)
                 *text = QString::fromUtf8(
                     reinterpret_cast<const char *>(sqlite3_column_text(statement, 0)));
@@ -74,9 +74,11 @@ DbState inspect(const QString &path)
 
 QStringList importArguments(const QString &csv, const QString &db, const QString &workload)
 {
-    return {QStringLiteral("import"), csv,      QStringLiteral("--db"),       db,
-            QStringLiteral("--device"), QStringLiteral("orin-agx"), QStringLiteral("--workload"),
-            workload, QStringLiteral("--progress")};
+    return {QStringLiteral("import"),     csv,
+            QStringLiteral("--db"),       db,
+            QStringLiteral("--device"),   QStringLiteral("orin-agx"),
+            QStringLiteral("--workload"), workload,
+            QStringLiteral("--progress")};
 }
 
 }  // namespace
@@ -139,8 +141,9 @@ private Q_SLOTS:
 
         const DbState after = inspect(db);
         QCOMPARE(after.integrity, QStringLiteral("ok"));
-        QVERIFY2(after.measurements == 0 || after.measurements == rows,
-                 qPrintable(QStringLiteral("%1 of %2 rows present").arg(after.measurements).arg(rows)));
+        QVERIFY2(
+            after.measurements == 0 || after.measurements == rows,
+            qPrintable(QStringLiteral("%1 of %2 rows present").arg(after.measurements).arg(rows)));
         QCOMPARE(after.imports, after.measurements == 0 ? qint64(1) : qint64(2));
 
         // The store is usable afterwards and the same import now completes.

@@ -20,10 +20,10 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("gpuMax");
         QTest::newRow("orin-agx") << "orin-agx" << 12 << 29 << 13 << 4 << qint64(2201600)
                                   << qint64(1300500000);
-        QTest::newRow("xavier-agx") << "xavier-agx" << 8 << 29 << 14 << 9 << qint64(2265600)
-                                    << qint64(1377000000);
-        QTest::newRow("orin-nano") << "orin-nano" << 6 << 20 << 5 << 3 << qint64(1510400)
-                                   << qint64(624750000);
+        QTest::newRow("xavier-agx")
+            << "xavier-agx" << 8 << 29 << 14 << 9 << qint64(2265600) << qint64(1377000000);
+        QTest::newRow("orin-nano")
+            << "orin-nano" << 6 << 20 << 5 << 3 << qint64(1510400) << qint64(624750000);
     }
 
     void builtinTables()
@@ -61,7 +61,7 @@ private Q_SLOTS:
         const QVector<qint64> &gpu = spec->values(Dimension::Gpu);
         QCOMPARE(gpu[11], qint64(1236750000));
         QCOMPARE(spec->values(Dimension::Emc),
-                 (QVector<qint64>{204000000, 665600000, 2133000000, 3199000000}));
+                 (QVector<qint64> {204000000, 665600000, 2133000000, 3199000000}));
         const Preset *preset = spec->preset(QStringLiteral("MODE_30W"));
         QVERIFY(preset);
         QCOMPARE(preset->cores, 8);
@@ -72,8 +72,9 @@ private Q_SLOTS:
     {
         const Expected<DeviceSpec> spec = DeviceSpec::builtin(QStringLiteral("tx2"));
         QVERIFY(!spec.ok());
-        QCOMPARE(spec.error(), QStringLiteral("unknown device 'tx2'; expected one of: orin-agx, "
-                                              "orin-nano, xavier-agx"));
+        QCOMPARE(spec.error(),
+                 QStringLiteral("unknown device 'tx2'; expected one of: orin-agx, "
+                                "orin-nano, xavier-agx"));
     }
 
     void badJson_data()

@@ -37,8 +37,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("workload");
-        QTest::newRow("resnet18") << "resnet18_imagenet_train.csv" << "resnet18";
-        QTest::newRow("mobilenetv3") << "mobilenetv3_gld23k_train.csv" << "mobilenetv3";
+        QTest::newRow("resnet18") << "resnet18_imagenet_train.csv"
+                                  << "resnet18";
+        QTest::newRow("mobilenetv3") << "mobilenetv3_gld23k_train.csv"
+                                     << "mobilenetv3";
     }
 
     void importsSharedFiles()
@@ -83,8 +85,8 @@ private Q_SLOTS:
         QVERIFY(importer.run({path, QStringLiteral("orin-agx"), {}, QStringLiteral("a")}).ok());
         const auto first = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("a"));
         QVERIFY(first.ok());
-        const QString exported = writeFile(dir, QStringLiteral("export.csv"),
-                                           MeasurementCsv::write(*first));
+        const QString exported =
+            writeFile(dir, QStringLiteral("export.csv"), MeasurementCsv::write(*first));
         QVERIFY(importer.run({exported, QStringLiteral("orin-agx"), {}, QStringLiteral("b")}).ok());
         const auto second = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("b"));
         QVERIFY(second.ok());
@@ -106,8 +108,8 @@ private Q_SLOTS:
                                        "12,2201600,1300500000,3199000000,104,41\n"
                                        "4,1036800,318750000,2133000000,400,15\n");
         auto store = openStore(dir);
-        const auto outcome = Importer(*store).run({path, QStringLiteral("orin-agx"), {},
-                                                   QStringLiteral("w")});
+        const auto outcome =
+            Importer(*store).run({path, QStringLiteral("orin-agx"), {}, QStringLiteral("w")});
         QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
         QCOMPARE(outcome->rows, qint64(3));
         QCOMPARE(outcome->distinctModes, qint64(2));
@@ -125,17 +127,19 @@ private Q_SLOTS:
         const QString good = writeFile(dir, QStringLiteral("good.csv"),
                                        "cores,cpu,gpu,mem,observed_time,observed_power\n"
                                        "12,2201600,1300500000,3199000000,100,40\n");
-        QVERIFY(Importer(*store).run({good, QStringLiteral("orin-agx"), {}, QStringLiteral("w")}).ok());
+        QVERIFY(
+            Importer(*store).run({good, QStringLiteral("orin-agx"), {}, QStringLiteral("w")}).ok());
         const QString bad = writeFile(dir, QStringLiteral("bad.csv"),
                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
                                       "8,2201600,1300500000,3199000000,100,40\n"
                                       "8,2201600,1300500000,3199000000,100,-40\n");
-        const auto outcome = Importer(*store).run({bad, QStringLiteral("orin-agx"), {},
-                                                   QStringLiteral("w")});
+        const auto outcome =
+            Importer(*store).run({bad, QStringLiteral("orin-agx"), {}, QStringLiteral("w")});
         QVERIFY(!outcome.ok());
         QCOMPARE(outcome.errorKind(), ErrorKind::BadInput);
-        QCOMPARE(outcome.error(), QStringLiteral("bad.csv:3: column 'observed_power': '-40' must "
-                                                 "be a positive power in watts"));
+        QCOMPARE(outcome.error(),
+                 QStringLiteral("bad.csv:3: column 'observed_power': '-40' must "
+                                "be a positive power in watts"));
         QCOMPARE(store->measurements(QStringLiteral("orin-agx"), QStringLiteral("w"))->size(), 1);
         QCOMPARE(*store->connection().queryInt(QStringLiteral("SELECT count(*) FROM imports")),
                  qint64(1));
@@ -146,9 +150,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("device");
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("error");
-        QTest::newRow("builtin kind") << "orin-nano" << "" << "";
-        QTest::newRow("named device with kind") << "lab-nano-1" << "orin-nano" << "";
-        QTest::newRow("unknown") << "tx2" << ""
+        QTest::newRow("builtin kind") << "orin-nano"
+                                      << ""
+                                      << "";
+        QTest::newRow("named device with kind") << "lab-nano-1"
+                                                << "orin-nano"
+                                                << "";
+        QTest::newRow("unknown") << "tx2"
+                                 << ""
                                  << "unknown device 'tx2'; expected a device kind (orin-agx, "
                                     "orin-nano, xavier-agx) or a device already in the store";
     }
@@ -180,7 +189,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto store = openStore(dir);
         const auto outcome = Importer(*store).run({dir.filePath(QStringLiteral("missing.csv")),
-                                                   QStringLiteral("orin-agx"), {},
+                                                   QStringLiteral("orin-agx"),
+                                                   {},
                                                    QStringLiteral("w")});
         QVERIFY(!outcome.ok());
         QCOMPARE(outcome.errorKind(), ErrorKind::BadInput);

@@ -73,8 +73,8 @@ private Q_SLOTS:
                                           << "m.csv:1: the file is empty; expected the header "
                                              "line 'cores,cpu,gpu,mem,observed_time,"
                                              "observed_power'";
-        QTest::newRow("header only") << kHeader
-                                     << "m.csv:2: no measurements after the header; " + expected;
+        QTest::newRow("header only")
+            << kHeader << "m.csv:2: no measurements after the header; " + expected;
         QTest::newRow("missing column")
             << QByteArray("cores,cpu,gpu,mem,observed_time\n2,268800,1300500000,204000000,5\n")
             << "m.csv:1: column 'observed_power': missing from the header; expected "
@@ -92,9 +92,8 @@ private Q_SLOTS:
         QTest::newRow("short row in the middle")
             << kHeader + "2,268800,1300500000\n" + kRow2
             << "m.csv:2: 3 fields, expected 6 (cores,cpu,gpu,mem,observed_time,observed_power)";
-        QTest::newRow("non-numeric gpu")
-            << kHeader + kRow1 + "2,268800,13e,204000000,5,6\n"
-            << "m.csv:3: column 'gpu': '13e' is not a frequency in Hz";
+        QTest::newRow("non-numeric gpu") << kHeader + kRow1 + "2,268800,13e,204000000,5,6\n"
+                                         << "m.csv:3: column 'gpu': '13e' is not a frequency in Hz";
         QTest::newRow("non-numeric cpu")
             << kHeader + "2,fast,1300500000,204000000,5,6\n"
             << "m.csv:2: column 'cpu': 'fast' is not a frequency in kHz";
@@ -158,8 +157,8 @@ private Q_SLOTS:
 
     void repeatedModesAreKept()
     {
-        const QByteArray data = kHeader + kRow1 + kRow2
-            + "2,268800,1300500000,204000000,1100.5,17.9\n" + kRow1;
+        const QByteArray data =
+            kHeader + kRow1 + kRow2 + "2,268800,1300500000,204000000,1100.5,17.9\n" + kRow1;
         const Expected<MeasurementCsv::Parsed> parsed =
             MeasurementCsv::parse(data, QStringLiteral("m.csv"), orin());
         QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
@@ -209,9 +208,9 @@ private Q_SLOTS:
         QFile in(path);
         QVERIFY(in.open(QIODevice::ReadOnly));
         const QByteArray data = in.readAll();
-        const Expected<ModeSpace> grid = ModeSpace::subGrid(
-            DeviceSpec::builtin(QStringLiteral("orin-agx")).value(),
-            QStringLiteral("cores=even;cpu=every:2:2"));
+        const Expected<ModeSpace> grid =
+            ModeSpace::subGrid(DeviceSpec::builtin(QStringLiteral("orin-agx")).value(),
+                               QStringLiteral("cores=even;cpu=every:2:2"));
         // Every measured mode lies on the PowerTrain grid, and the grid is covered once.
         const Expected<MeasurementCsv::Parsed> parsed = MeasurementCsv::parse(data, file, *grid);
         QVERIFY2(parsed.ok(), qPrintable(parsed.error()));

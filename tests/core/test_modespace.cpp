@@ -58,16 +58,16 @@ private Q_SLOTS:
             seen.insert(mode);
         }
         QCOMPARE(qint64(seen.size()), space.size());
-        QCOMPARE(space.indexOf(PowerMode{13, 115200, 114750000, 204000000}), qint64(-1));
+        QCOMPARE(space.indexOf(PowerMode {13, 115200, 114750000, 204000000}), qint64(-1));
     }
 
     void powerTrainGrid()
     {
-        const Expected<ModeSpace> grid = ModeSpace::subGrid(device(QStringLiteral("orin-agx")),
-                                                            kPowerTrainGrid);
+        const Expected<ModeSpace> grid =
+            ModeSpace::subGrid(device(QStringLiteral("orin-agx")), kPowerTrainGrid);
         QVERIFY2(grid.ok(), qPrintable(grid.error()));
         QCOMPARE(grid->size(), qint64(4368));
-        QCOMPARE(grid->values(Dimension::Cores), (QVector<qint64>{2, 4, 6, 8, 10, 12}));
+        QCOMPARE(grid->values(Dimension::Cores), (QVector<qint64> {2, 4, 6, 8, 10, 12}));
         QCOMPARE(grid->values(Dimension::Cpu).size(), 14);
         QCOMPARE(grid->values(Dimension::Cpu).front(), qint64(268800));
         QCOMPARE(grid->values(Dimension::Cpu).back(), qint64(2201600));
@@ -80,10 +80,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("preset");
         QTest::addColumn<QString>("mode");
-        QTest::newRow("MODE_15W") << "MODE_15W" << "4/1036800/318750000/2133000000";
-        QTest::newRow("MODE_30W") << "MODE_30W" << "8/1651200/522750000/3199000000";
-        QTest::newRow("MODE_50W") << "MODE_50W" << "12/1497600/726750000/3199000000";
-        QTest::newRow("MAXN") << "MAXN" << "12/2201600/1300500000/3199000000";
+        QTest::newRow("MODE_15W") << "MODE_15W"
+                                  << "4/1036800/318750000/2133000000";
+        QTest::newRow("MODE_30W") << "MODE_30W"
+                                  << "8/1651200/522750000/3199000000";
+        QTest::newRow("MODE_50W") << "MODE_50W"
+                                  << "12/1497600/726750000/3199000000";
+        QTest::newRow("MAXN") << "MAXN"
+                              << "12/2201600/1300500000/3199000000";
     }
 
     void presetsOnPowerTrainGrid()
@@ -105,7 +109,7 @@ private Q_SLOTS:
         // On the full table the 15 W CPU cap 1113600 is itself a table value.
         QCOMPARE(space.presetMode(*orin.preset(QStringLiteral("MODE_15W")))->toCanonical(),
                  QStringLiteral("4/1113600/318750000/2133000000"));
-        Preset impossible{QStringLiteral("tiny"), 9, 4, 1000, 318750000, 2133000000};
+        Preset impossible {QStringLiteral("tiny"), 9, 4, 1000, 318750000, 2133000000};
         QVERIFY(!space.presetMode(impossible).has_value());
     }
 
@@ -118,15 +122,16 @@ private Q_SLOTS:
         QTest::newRow("range") << "gpu=114750000..420750000" << qint64(12 * 29 * 4 * 4);
         QTest::newRow("list") << "mem=204000000,3199000000;cores=12" << qint64(29 * 13 * 2);
         QTest::newRow("every 4") << "cpu=every:4" << qint64(12 * 8 * 13 * 4);
-        QTest::newRow("emc alias and spaces") << " emc = 3199000000 ; cores = all "
-                                              << qint64(12 * 29 * 13);
+        QTest::newRow("emc alias and spaces")
+            << " emc = 3199000000 ; cores = all " << qint64(12 * 29 * 13);
     }
 
     void subGridSelectors()
     {
         QFETCH(QString, spec);
         QFETCH(qint64, count);
-        const Expected<ModeSpace> grid = ModeSpace::subGrid(device(QStringLiteral("orin-agx")), spec);
+        const Expected<ModeSpace> grid =
+            ModeSpace::subGrid(device(QStringLiteral("orin-agx")), spec);
         QVERIFY2(grid.ok(), qPrintable(grid.error()));
         QCOMPARE(grid->size(), count);
     }
@@ -136,27 +141,32 @@ private Q_SLOTS:
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("error");
         QTest::newRow("unknown dimension")
-            << "fan=max" << "grid 'fan=max': expected DIMENSION=SELECTOR with DIMENSION one of "
-                            "cores, cpu, gpu, mem";
+            << "fan=max"
+            << "grid 'fan=max': expected DIMENSION=SELECTOR with DIMENSION one of "
+               "cores, cpu, gpu, mem";
         QTest::newRow("even frequency")
-            << "cpu=even" << "grid 'cpu=even': 'even' and 'odd' apply to core counts only; use "
-                             "every:2 for every other frequency";
+            << "cpu=even"
+            << "grid 'cpu=even': 'even' and 'odd' apply to core counts only; use "
+               "every:2 for every other frequency";
         QTest::newRow("zero step") << "cpu=every:0"
                                    << "grid 'cpu=every:0': expected every:N or every:N:START with "
                                       "N >= 1 and START >= 0";
         QTest::newRow("missing value")
-            << "gpu=1300000000" << "grid 'gpu=1300000000': '1300000000' is not a GPU frequency "
-                                   "of orin-agx";
+            << "gpu=1300000000"
+            << "grid 'gpu=1300000000': '1300000000' is not a GPU frequency "
+               "of orin-agx";
         QTest::newRow("empty range") << "cores=13..20"
                                      << "grid 'cores=13..20': selects no core count";
-        QTest::newRow("twice") << "cores=2;cores=4" << "grid 'cores=4': cores is selected twice";
+        QTest::newRow("twice") << "cores=2;cores=4"
+                               << "grid 'cores=4': cores is selected twice";
     }
 
     void subGridErrors()
     {
         QFETCH(QString, spec);
         QFETCH(QString, error);
-        const Expected<ModeSpace> grid = ModeSpace::subGrid(device(QStringLiteral("orin-agx")), spec);
+        const Expected<ModeSpace> grid =
+            ModeSpace::subGrid(device(QStringLiteral("orin-agx")), spec);
         QVERIFY(!grid.ok());
         QCOMPARE(grid.error(), error);
     }
@@ -197,17 +207,23 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("canonical");
-        QTest::newRow("maxn") << "orin-agx" << "12c/2.20C/1.30G/3.20M"
+        QTest::newRow("maxn") << "orin-agx"
+                              << "12c/2.20C/1.30G/3.20M"
                               << "12/2201600/1300500000/3199000000";
-        QTest::newRow("neighbour cpu") << "orin-agx" << "12c/2.19C/1.30G/3.20M"
+        QTest::newRow("neighbour cpu") << "orin-agx"
+                                       << "12c/2.19C/1.30G/3.20M"
                                        << "12/2188800/1300500000/3199000000";
-        QTest::newRow("lowest") << "orin-agx" << "1c/0.12C/0.11G/0.20M"
+        QTest::newRow("lowest") << "orin-agx"
+                                << "1c/0.12C/0.11G/0.20M"
                                 << "1/115200/114750000/204000000";
-        QTest::newRow("xavier close gpus") << "xavier-agx" << "8c/2.27C/1.34G/2.13M"
+        QTest::newRow("xavier close gpus") << "xavier-agx"
+                                           << "8c/2.27C/1.34G/2.13M"
                                            << "8/2265600/1338750000/2133000000";
-        QTest::newRow("canonical passes through") << "orin-nano" << "6/1510400/624750000/2133000000"
+        QTest::newRow("canonical passes through") << "orin-nano"
+                                                  << "6/1510400/624750000/2133000000"
                                                   << "6/1510400/624750000/2133000000";
-        QTest::newRow("underscore") << "orin-nano" << "6_1510400_612000000_2133000000"
+        QTest::newRow("underscore") << "orin-nano"
+                                    << "6_1510400_612000000_2133000000"
                                     << "6/1510400/612000000/2133000000";
     }
 
@@ -242,8 +258,9 @@ private Q_SLOTS:
         const ModeSpace space(device(QStringLiteral("orin-nano")));
         const Expected<PowerMode> mode = space.parse(QStringLiteral("12c/2.20C/1.30G/3.20M"));
         QVERIFY(!mode.ok());
-        QCOMPARE(mode.error(), QStringLiteral("'12c/2.20C/1.30G/3.20M': field 'cores': 12 is out "
-                                              "of range; orin-nano has 1..6 cores"));
+        QCOMPARE(mode.error(),
+                 QStringLiteral("'12c/2.20C/1.30G/3.20M': field 'cores': 12 is out "
+                                "of range; orin-nano has 1..6 cores"));
     }
 };
 

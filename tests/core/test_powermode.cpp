@@ -21,9 +21,9 @@ private Q_SLOTS:
                                    << qint64(1300500000) << qint64(3199000000) << 0;
         QTest::newRow("underscore") << "4_1036800_318750000_2133000000" << 4 << qint64(1036800)
                                     << qint64(318750000) << qint64(2133000000) << 1;
-        QTest::newRow("spaces around") << "  8/1651200/522750000/3199000000 " << 8
-                                       << qint64(1651200) << qint64(522750000)
-                                       << qint64(3199000000) << 0;
+        QTest::newRow("spaces around")
+            << "  8/1651200/522750000/3199000000 " << 8 << qint64(1651200) << qint64(522750000)
+            << qint64(3199000000) << 0;
         // The short form is rounded to 10 MHz: exact values come from ModeSpace::parse.
         QTest::newRow("short") << "12c/2.20C/1.30G/3.20M" << 12 << qint64(2200000)
                                << qint64(1300000000) << qint64(3200000000) << 2;
@@ -82,16 +82,20 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("empty") << "" << "is not a power mode";
-        QTest::newRow("three fields") << "12/2201600/1300500000" << "is not a power mode";
-        QTest::newRow("five fields") << "12/1/2/3/4" << "is not a power mode";
+        QTest::newRow("empty") << ""
+                               << "is not a power mode";
+        QTest::newRow("three fields") << "12/2201600/1300500000"
+                                      << "is not a power mode";
+        QTest::newRow("five fields") << "12/1/2/3/4"
+                                     << "is not a power mode";
         QTest::newRow("letters") << "12/22x1600/1300500000/3199000000"
                                  << "CPU frequency '22x1600' is not a positive whole number of kHz";
         QTest::newRow("zero cores") << "0/2201600/1300500000/3199000000"
                                     << "core count '0' is not a positive whole number";
         QTest::newRow("negative") << "12/2201600/-1/3199000000"
                                   << "GPU frequency '-1' is not a positive whole number of Hz";
-        QTest::newRow("short bad suffix") << "12c/2.20C/1.30X/3.20M" << "should end in 'G'";
+        QTest::newRow("short bad suffix") << "12c/2.20C/1.30X/3.20M"
+                                          << "should end in 'G'";
         QTest::newRow("short fractional cores") << "1.5c/2.20C/1.30G/3.20M"
                                                 << "is not a whole number";
         QTest::newRow("mixed separators") << "12_2201600/1300500000/3199000000"
@@ -109,13 +113,13 @@ private Q_SLOTS:
 
     void orderingAndHash()
     {
-        const PowerMode a{4, 1036800, 318750000, 2133000000};
-        const PowerMode b{4, 1036800, 318750000, 3199000000};
+        const PowerMode a {4, 1036800, 318750000, 2133000000};
+        const PowerMode b {4, 1036800, 318750000, 3199000000};
         QVERIFY(a < b);
         QVERIFY(!(b < a));
         QVERIFY(a != b);
         QVERIFY(qHash(a) != qHash(b));
-        QCOMPARE(qHash(a), qHash(PowerMode{4, 1036800, 318750000, 2133000000}));
+        QCOMPARE(qHash(a), qHash(PowerMode {4, 1036800, 318750000, 2133000000}));
     }
 };
 

@@ -72,17 +72,16 @@ private Q_SLOTS:
         {
             auto store = Store::open(path);
             QVERIFY(store.ok());
-            const auto record = (*store)->addImport(QStringLiteral("orin-agx"),
-                                                    QStringLiteral("orin-agx"),
-                                                    QStringLiteral("resnet18"),
-                                                    QStringLiteral("r.csv"), QStringLiteral("ab"),
-                                                    {sample(12, 100, 40), sample(8, 150, 30)});
+            const auto record = (*store)->addImport(
+                QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), QStringLiteral("resnet18"),
+                QStringLiteral("r.csv"), QStringLiteral("ab"),
+                {sample(12, 100, 40), sample(8, 150, 30)});
             QVERIFY2(record.ok(), qPrintable(record.error()));
         }
         auto store = Store::open(path);
         QVERIFY(store.ok());
-        const auto rows = (*store)->measurements(QStringLiteral("orin-agx"),
-                                                 QStringLiteral("resnet18"));
+        const auto rows =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("resnet18"));
         QVERIFY(rows.ok());
         QCOMPARE(rows->size(), 2);
         QCOMPARE(rows->at(1).mode.cores, 8);
@@ -103,30 +102,34 @@ private Q_SLOTS:
             QVERIFY(db.ok());
             QVERIFY(Schema::migrate(*db, 1).ok());
             QCOMPARE(*Schema::version(*db), 1);
-            QVERIFY(db->exec(QStringLiteral(
-                                 "INSERT INTO devices VALUES (1, 'lab-orin', 'orin-agx', 'then');"
-                                 "INSERT INTO workloads VALUES (1, 'bert', 'then');"
-                                 "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, "
-                                 "gpu_hz, emc_hz, time_ms, power_w, source, measured_at) VALUES "
-                                 "(1, 1, 12, 2201600, 1300500000, 3199000000, 321.5, 41.25, "
-                                 "'sweep', '2025-01-01T00:00:00Z')"))
-                        .ok());
+            QVERIFY(
+                db->exec(QStringLiteral(
+                             "INSERT INTO devices VALUES (1, 'lab-orin', 'orin-agx', 'then');"
+                             "INSERT INTO workloads VALUES (1, 'bert', 'then');"
+                             "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, "
+                             "gpu_hz, emc_hz, time_ms, power_w, source, measured_at) VALUES "
+                             "(1, 1, 12, 2201600, 1300500000, 3199000000, 321.5, 41.25, "
+                             "'sweep', '2025-01-01T00:00:00Z')"))
+                    .ok());
         }
         auto store = Store::open(path);
         QVERIFY2(store.ok(), qPrintable(store.error()));
         QCOMPARE(*Schema::version((*store)->connection()), Schema::kCurrentVersion);
-        const auto rows = (*store)->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"));
+        const auto rows =
+            (*store)->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"));
         QVERIFY(rows.ok());
         QCOMPARE(rows->size(), 1);
         QCOMPARE(rows->first().timeMs, 321.5);
         QCOMPARE(rows->first().source, QStringLiteral("sweep"));
         QVERIFY(rows->first().bootId.isEmpty());
         // The version 2 columns exist and work on the migrated file.
-        QVERIFY((*store)->connection()
+        QVERIFY((*store)
+                    ->connection()
                     .exec(QStringLiteral("UPDATE measurements SET boot_id = 'b1', "
                                          "time_spread_ms = 2.5"))
                     .ok());
-        QCOMPARE((*store)->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"))
+        QCOMPARE((*store)
+                     ->measurements(QStringLiteral("lab-orin"), QStringLiteral("bert"))
                      ->first()
                      .bootId,
                  QStringLiteral("b1"));
@@ -137,15 +140,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("new.sqlite"));
         QVERIFY(Store::open(path).ok());
-        rawExec(path, "PRAGMA user_version = 99; PRAGMA wal_checkpoint(TRUNCATE);"
-                      "PRAGMA journal_mode = DELETE;");
+        rawExec(path,
+                "PRAGMA user_version = 99; PRAGMA wal_checkpoint(TRUNCATE);"
+                "PRAGMA journal_mode = DELETE;");
         const QByteArray before = fileHash(path);
         const auto store = Store::open(path);
         QVERIFY(!store.ok());
         QCOMPARE(store.errorKind(), ErrorKind::BadInput);
-        QCOMPARE(store.error(), path + QStringLiteral(": written by a newer PowerTrain Workbench "
-                                                      "(schema version 99; this version reads "
-                                                      "up to 2); it was left untouched"));
+        QCOMPARE(store.error(),
+                 path +
+                     QStringLiteral(": written by a newer PowerTrain Workbench "
+                                    "(schema version 99; this version reads "
+                                    "up to 2); it was left untouched"));
         QCOMPARE(fileHash(path), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
     }
@@ -162,8 +168,10 @@ private Q_SLOTS:
         const auto store = Store::open(path);
         QVERIFY(!store.ok());
         QCOMPARE(store.errorKind(), ErrorKind::BadInput);
-        QCOMPARE(store.error(), path + QStringLiteral(": not a PowerTrain Workbench database (not "
-                                                      "an SQLite file); it was left untouched"));
+        QCOMPARE(store.error(),
+                 path +
+                     QStringLiteral(": not a PowerTrain Workbench database (not "
+                                    "an SQLite file); it was left untouched"));
         QCOMPARE(fileHash(path), before);
     }
 
@@ -187,10 +195,10 @@ private Q_SLOTS:
         auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
         QVERIFY(store.ok());
         // The third row violates CHECK (time_ms > 0): the whole import must roll back.
-        const auto record = (*store)->addImport(QStringLiteral("orin-agx"),
-                                                QStringLiteral("orin-agx"), QStringLiteral("w"),
-                                                QStringLiteral("f.csv"), QStringLiteral("h"),
-                                                {sample(1, 1, 1), sample(2, 2, 2), sample(3, -1, 3)});
+        const auto record =
+            (*store)->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("w"), QStringLiteral("f.csv"), QStringLiteral("h"),
+                                {sample(1, 1, 1), sample(2, 2, 2), sample(3, -1, 3)});
         QVERIFY(!record.ok());
         SqliteConnection &db = (*store)->connection();
         QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM measurements")), qint64(0));
@@ -212,9 +220,10 @@ private Q_SLOTS:
                 return done < 2000;
             });
         QVERIFY(!record.ok());
-        QCOMPARE(reports, (QVector<qint64>{1000, 2000}));
-        QCOMPARE(*(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM measurements")),
-                 qint64(0));
+        QCOMPARE(reports, (QVector<qint64> {1000, 2000}));
+        QCOMPARE(
+            *(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM measurements")),
+            qint64(0));
     }
 
     void deviceKindConflict()
@@ -223,11 +232,12 @@ private Q_SLOTS:
         auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
         QVERIFY(store.ok());
         QVERIFY((*store)->ensureDevice(QStringLiteral("bench-1"), QStringLiteral("orin-agx")).ok());
-        const auto again = (*store)->ensureDevice(QStringLiteral("bench-1"),
-                                                  QStringLiteral("orin-nano"));
+        const auto again =
+            (*store)->ensureDevice(QStringLiteral("bench-1"), QStringLiteral("orin-nano"));
         QVERIFY(!again.ok());
-        QCOMPARE(again.error(),
-                 QStringLiteral("device 'bench-1' is of kind orin-agx in this store, not orin-nano"));
+        QCOMPARE(
+            again.error(),
+            QStringLiteral("device 'bench-1' is of kind orin-agx in this store, not orin-nano"));
     }
 };
 

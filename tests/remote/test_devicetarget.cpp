@@ -17,13 +17,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("user");
         QTest::addColumn<int>("port");
         QTest::addColumn<QString>("canonical");
-        QTest::newRow("sim") << "sim:orin-agx" << true << "orin-agx" << "" << 22 << "sim:orin-agx";
+        QTest::newRow("sim") << "sim:orin-agx" << true << "orin-agx"
+                             << "" << 22 << "sim:orin-agx";
         QTest::newRow("ssh default port") << "ssh://nvidia@jetson1" << false << "jetson1"
                                           << "nvidia" << 22 << "ssh://nvidia@jetson1";
         QTest::newRow("ssh port") << "ssh://me@192.168.55.1:2222" << false << "192.168.55.1"
                                   << "me" << 2222 << "ssh://me@192.168.55.1:2222";
-        QTest::newRow("ipv6") << "ssh://me@[::1]:2200" << false << "::1" << "me" << 2200
-                              << "ssh://me@[::1]:2200";
+        QTest::newRow("ipv6") << "ssh://me@[::1]:2200" << false << "::1"
+                              << "me" << 2200 << "ssh://me@[::1]:2200";
     }
 
     void parses()
@@ -47,13 +48,18 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("unknown kind") << "sim:tx2" << "'tx2' is not a simulated device kind";
-        QTest::newRow("scheme") << "telnet://x@y" << "unknown scheme";
-        QTest::newRow("no user") << "ssh://jetson" << "no user name";
+        QTest::newRow("unknown kind") << "sim:tx2"
+                                      << "'tx2' is not a simulated device kind";
+        QTest::newRow("scheme") << "telnet://x@y"
+                                << "unknown scheme";
+        QTest::newRow("no user") << "ssh://jetson"
+                                 << "no user name";
         QTest::newRow("password") << "ssh://me:secret@jetson"
                                   << "a password does not belong in a target";
-        QTest::newRow("path") << "ssh://me@jetson/tmp" << "unexpected path";
-        QTest::newRow("shell in user") << "ssh://$(reboot)@jetson" << "";
+        QTest::newRow("path") << "ssh://me@jetson/tmp"
+                              << "unexpected path";
+        QTest::newRow("shell in user") << "ssh://$(reboot)@jetson"
+                                       << "";
     }
 
     void rejects()

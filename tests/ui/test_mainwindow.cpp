@@ -49,9 +49,11 @@ private Q_SLOTS:
         {
             auto store = Store::open(db);
             QVERIFY(store.ok());
-            const auto outcome = Importer(**store).run(
-                {writeFile(dir, QStringLiteral("a.csv"), kThreeRows), QStringLiteral("orin-agx"),
-                 {}, QStringLiteral("resnet18")});
+            const auto outcome =
+                Importer(**store).run({writeFile(dir, QStringLiteral("a.csv"), kThreeRows),
+                                       QStringLiteral("orin-agx"),
+                                       {},
+                                       QStringLiteral("resnet18")});
             QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
         }
         StoreSession session;
@@ -89,7 +91,9 @@ private Q_SLOTS:
         QVERIFY(opened.wait());
         QSignalSpy finished(&session, &StoreSession::importFinished);
         session.import({writeFile(dir, QStringLiteral("b.csv"), kThreeRows),
-                        QStringLiteral("orin-agx"), {}, QStringLiteral("mobilenet")});
+                        QStringLiteral("orin-agx"),
+                        {},
+                        QStringLiteral("mobilenet")});
         QVERIFY(finished.wait(10000));
         QVERIFY2(finished.first().first().toString().startsWith(QStringLiteral("imported 3 rows")),
                  qPrintable(finished.first().first().toString()));
@@ -100,7 +104,9 @@ private Q_SLOTS:
         session.import({writeFile(dir, QStringLiteral("bad.csv"),
                                   "cores,cpu,gpu,mem,observed_time,observed_power\n"
                                   "12,2201600,13e,3199000000,5,6\n"),
-                        QStringLiteral("orin-agx"), {}, QStringLiteral("mobilenet")});
+                        QStringLiteral("orin-agx"),
+                        {},
+                        QStringLiteral("mobilenet")});
         QVERIFY(failed.wait(10000));
         QCOMPARE(failed.first().first().toString(),
                  QStringLiteral("bad.csv:2: column 'gpu': '13e' is not a frequency in Hz"));
@@ -124,7 +130,8 @@ private Q_SLOTS:
         QCOMPARE(frequencies->item(28, 1)->text(), QStringLiteral("2201.6"));
         QCOMPARE(frequencies->item(0, 2)->text(), QStringLiteral("114.75"));
         QCOMPARE(presets->rowCount(), 4);
-        QVERIFY(presets->item(1, 5)->text().contains(QStringLiteral("4/1113600/318750000/2133000000")));
+        QVERIFY(
+            presets->item(1, 5)->text().contains(QStringLiteral("4/1113600/318750000/2133000000")));
         QSignalSpy changed(view, &DeviceTablesView::currentDeviceChanged);
         view->setCurrentDevice(QStringLiteral("orin-nano"));
         QCOMPARE(changed.count(), 1);
