@@ -21,6 +21,8 @@ StoreSession::~StoreSession()
 {
     if (m_cancelImport)
         m_cancelImport->store(true);
+    for (QFuture<void> &task : m_tasks)
+        task.waitForFinished();
 }
 
 template<typename Work>
@@ -34,7 +36,9 @@ void StoreSession::runInBackground(Work work)
         if (--m_busy == 0)
             Q_EMIT busyChanged(false);
     });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
+    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
+    m_tasks.append(QtConcurrent::run(std::move(work)));
+    watcher->setFuture(m_tasks.back());
 }
 
 void StoreSession::open(const QString &path)

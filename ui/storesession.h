@@ -3,6 +3,8 @@
 #include "store/importer.h"
 #include "store/measurement.h"
 
+#include <QFuture>
+#include <QList>
 #include <QObject>
 #include <QVector>
 
@@ -51,6 +53,8 @@ private:
 
     QString m_path;
     int m_busy = 0;
+    // Waited for on destruction, so no task outlives the object it reports to.
+    QList<QFuture<void>> m_tasks;
     std::shared_ptr<std::atomic<bool>> m_cancelImport;
     // Each request carries a generation so a slow, outdated load never overwrites a newer one.
     quint64 m_measurementsGeneration = 0;

@@ -17,11 +17,13 @@ QString ImportOutcome::describe() const
             .arg(record.rows)
             .arg(record.importedAt);
     }
+    const QString where =
+        device == deviceKind ? device : QStringLiteral("%1 (%2)").arg(device, deviceKind);
     QString text = QStringLiteral("imported %1 rows (%2 distinct modes) of workload '%3' on %4 "
-                                  "(%5) from %6 in %7 s")
+                                  "from %5 in %6 s")
                        .arg(rows)
                        .arg(distinctModes)
-                       .arg(workload, device, deviceKind, record.fileName)
+                       .arg(workload, where, record.fileName)
                        .arg(seconds, 0, 'f', 3);
     if (repeatedModes > 0) {
         text += QStringLiteral("; %1 modes appear on more than one line: every line is kept as a "

@@ -31,7 +31,7 @@ QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArra
 const QByteArray kThreeRows = "cores,cpu,gpu,mem,observed_time,observed_power\n"
                               "12,2201600,1300500000,3199000000,100,40\n"
                               "8,1651200,522750000,3199000000,180,25.5\n"
-                              "4,1036800,318750000,2133000000,400,15\n";
+                              "4,1036800,318750000,2133000000,95,15\n";
 
 }  // namespace
 
@@ -68,16 +68,17 @@ private Q_SLOTS:
                  QStringLiteral("12/2201600/1300500000/3199000000"));
         QCOMPARE(model->index(1, MeasurementsModel::PowerW).data().toString(),
                  QStringLiteral("25.50"));
-        QCOMPARE(model->index(2, MeasurementsModel::EnergyJ).data().toString(),
-                 QStringLiteral("6.00"));  // 15 W x 0.4 s
+        QCOMPARE(model->index(1, MeasurementsModel::EnergyJ).data().toString(),
+                 QStringLiteral("4.59"));  // 25.5 W x 0.18 s
 
-        // Sorting by time is numeric, not textual ("100" < "180" < "400" either way; power
-        // tells them apart: 15 < 25.5 < 40 but "15" < "25.50" < "40.00" as text too, so use
-        // a descending sort on time and check the first row).
+        // Sorting compares numbers, not text: as text "95.0" would come first in a descending
+        // sort on time; as numbers 180 ms does.
         QTableView *table = window.measurements()->table();
         table->sortByColumn(MeasurementsModel::TimeMs, Qt::DescendingOrder);
         QCOMPARE(table->model()->index(0, MeasurementsModel::TimeMs).data().toString(),
-                 QStringLiteral("400.0"));
+                 QStringLiteral("180.0"));
+        QCOMPARE(table->model()->index(2, MeasurementsModel::TimeMs).data().toString(),
+                 QStringLiteral("95.0"));
     }
 
     void importThroughSessionUpdatesTheView()
