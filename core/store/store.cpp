@@ -70,53 +70,46 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
     return std::unique_ptr<Store>(new Store(std::move(db).value()));
 }
 
+// The no-op DO UPDATE makes RETURNING give the existing row as well as a new one.
 Expected<qint64> Store::ensureDevice(const QString &name, const QString &kind)
 {
-    auto insert = m_db.prepare(
+    auto upsert = m_db.prepare(
         QStringLiteral("INSERT INTO devices (name, kind, created_at) VALUES (?1, ?2, ?3) "
-                       "ON CONFLICT (name) DO NOTHING"));
-    if (!insert)
-        return Expected<qint64>::failure(insert.error());
-    insert->bind(1, name);
-    insert->bind(2, kind);
-    insert->bind(3, utcNow());
-    if (Status status = insert->run(); !status)
-        return Expected<qint64>::failure(status.error());
-
-    auto select = m_db.prepare(QStringLiteral("SELECT id, kind FROM devices WHERE name = ?1"));
-    if (!select)
-        return Expected<qint64>::failure(select.error());
-    select->bind(1, name);
-    const Expected<bool> row = select->step();
-    if (!row || !*row)
-        return Expected<qint64>::failure(row ? QStringLiteral("device row vanished") : row.error());
-    if (select->columnText(1) != kind) {
+                       "ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id, kind"));
+    if (!upsert)
+        return Expected<qint64>::failure(upsert.error());
+    upsert->bind(1, name);
+    upsert->bind(2, kind);
+    upsert->bind(3, utcNow());
+    const Expected<bool> row = upsert->step();
+    if (!row)
+        return Expected<qint64>::failure(row.error());
+    const qint64 id = upsert->columnInt(0);
+    const QString storedKind = upsert->columnText(1);
+    upsert->reset();
+    if (storedKind != kind) {
         return Expected<qint64>::failure(
             QStringLiteral("device '%1' is of kind %2 in this store, not %3")
-                .arg(name, select->columnText(1), kind));
+                .arg(name, storedKind, kind));
     }
-    return select->columnInt(0);
+    return id;
 }
 
 Expected<qint64> Store::ensureWorkload(const QString &name)
 {
-    auto insert = m_db.prepare(QStringLiteral(
-        "INSERT INTO workloads (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING"));
-    if (!insert)
-        return Expected<qint64>::failure(insert.error());
-    insert->bind(1, name);
-    insert->bind(2, utcNow());
-    if (Status status = insert->run(); !status)
-        return Expected<qint64>::failure(status.error());
-    auto select = m_db.prepare(QStringLiteral("SELECT id FROM workloads WHERE name = ?1"));
-    if (!select)
-        return Expected<qint64>::failure(select.error());
-    select->bind(1, name);
-    const Expected<bool> row = select->step();
-    if (!row || !*row)
-        return Expected<qint64>::failure(row ? QStringLiteral("workload row vanished")
-                                             : row.error());
-    return select->columnInt(0);
+    auto upsert = m_db.prepare(
+        QStringLiteral("INSERT INTO workloads (name, created_at) VALUES (?1, ?2) "
+                       "ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id"));
+    if (!upsert)
+        return Expected<qint64>::failure(upsert.error());
+    upsert->bind(1, name);
+    upsert->bind(2, utcNow());
+    const Expected<bool> row = upsert->step();
+    if (!row)
+        return Expected<qint64>::failure(row.error());
+    const qint64 id = upsert->columnInt(0);
+    upsert->reset();
+    return id;
 }
 
 std::optional<QString> Store::deviceKind(const QString &name)

@@ -1,5 +1,6 @@
 #include "clirunner.h"
 #include "shareddata.h"
+#include "testfiles.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -13,21 +14,6 @@ const QByteArray kHeader = "cores,cpu,gpu,mem,observed_time,observed_power\n";
 const QByteArray kGood = kHeader +
     "12,2201600,1300500000,3199000000,100.25,40.5\n"
     "4,1036800,318750000,2133000000,400,15\n";
-
-QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
-{
-    const QString path = dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
-        qFatal("cannot write %s", qPrintable(path));
-    return path;
-}
-
-QByteArray readAll(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
 
 QStringList commands()
 {
@@ -177,15 +163,15 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("w.sqlite"));
-        const QString good = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        const QString good = writeTestFile(dir, QStringLiteral("good.csv"), kGood);
         const CliResult first = runCli({QStringLiteral("import"), good, QStringLiteral("--db"), db,
                                         QStringLiteral("--device"), QStringLiteral("orin-agx"),
                                         QStringLiteral("--workload"), QStringLiteral("w")});
         QCOMPARE(first.exitCode, 0);
-        const QByteArray before = readAll(db);
+        const QByteArray before = readTestFile(db);
         QVERIFY(!before.isEmpty());
 
-        const QString bad = writeFile(dir, QStringLiteral("bad.csv"), data);
+        const QString bad = writeTestFile(dir, QStringLiteral("bad.csv"), data);
         const CliResult result = runCli({QStringLiteral("import"), bad, QStringLiteral("--db"), db,
                                          QStringLiteral("--device"), QStringLiteral("orin-agx"),
                                          QStringLiteral("--workload"), QStringLiteral("w")});
@@ -193,7 +179,7 @@ private Q_SLOTS:
         QCOMPARE(result.err.trimmed(), message);
         QVERIFY(result.out.isEmpty());
         // Byte for byte: the failed import wrote nothing.
-        QCOMPARE(readAll(db), before);
+        QCOMPARE(readTestFile(db), before);
         const CliResult list = runCli(
             {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
         QCOMPARE(list.out.trimmed(),
@@ -214,8 +200,8 @@ private Q_SLOTS:
     void refusesForeignAndNewerDatabases()
     {
         QTemporaryDir dir;
-        const QString notes = writeFile(dir, QStringLiteral("notes.db"), "just text\n");
-        const QString csv = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        const QString notes = writeTestFile(dir, QStringLiteral("notes.db"), "just text\n");
+        const QString csv = writeTestFile(dir, QStringLiteral("good.csv"), kGood);
         const CliResult result =
             runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), notes,
                     QStringLiteral("--device"), QStringLiteral("orin-agx"),
@@ -226,7 +212,7 @@ private Q_SLOTS:
                      QStringLiteral(": not a PowerTrain Workbench "
                                     "database (not an SQLite file); it "
                                     "was left untouched"));
-        QCOMPARE(readAll(notes), QByteArray("just text\n"));
+        QCOMPARE(readTestFile(notes), QByteArray("just text\n"));
     }
 
     void importExportImportRoundTrip()
@@ -250,7 +236,7 @@ private Q_SLOTS:
                                       QStringLiteral("--workload"), QStringLiteral("resnet18"),
                                       QStringLiteral("--out"), exported});
         QCOMPARE(out.exitCode, 0);
-        QCOMPARE(readAll(exported), readAll(source));
+        QCOMPARE(readTestFile(exported), readTestFile(source));
 
         const CliResult again = runCli({QStringLiteral("import"), exported, QStringLiteral("--db"),
                                         db, QStringLiteral("--device"), QStringLiteral("orin-agx"),
@@ -260,7 +246,7 @@ private Q_SLOTS:
                                          QStringLiteral("--workload"), QStringLiteral("resnet18b"),
                                          QStringLiteral("--out"), QStringLiteral("-")});
         QCOMPARE(second.exitCode, 0);
-        QCOMPARE(second.out.toUtf8(), readAll(source));
+        QCOMPARE(second.out.toUtf8(), readTestFile(source));
 
         // Importing the same file again into the same workload changes nothing.
         const CliResult repeat = runCli({QStringLiteral("import"), source, QStringLiteral("--db"),
@@ -286,7 +272,7 @@ private Q_SLOTS:
         QCOMPARE(noOut.exitCode, 2);
         QCOMPARE(noOut.err.trimmed(), QStringLiteral("missing --out; see --help for the options"));
 
-        const QString csv = writeFile(dir, QStringLiteral("good.csv"), kGood);
+        const QString csv = writeTestFile(dir, QStringLiteral("good.csv"), kGood);
         QCOMPARE(runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), db,
                          QStringLiteral("--device"), QStringLiteral("orin-agx"),
                          QStringLiteral("--workload"), QStringLiteral("w")})

@@ -1,6 +1,7 @@
 #include "shareddata.h"
 #include "store/importer.h"
 
+#include "testfiles.h"
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -8,15 +9,6 @@
 using namespace ptwb;
 
 namespace {
-
-QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
-{
-    const QString path = dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
-        qFatal("cannot write %s", qPrintable(path));
-    return path;
-}
 
 std::unique_ptr<Store> openStore(const QTemporaryDir &dir)
 {
@@ -86,7 +78,7 @@ private Q_SLOTS:
         const auto first = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("a"));
         QVERIFY(first.ok());
         const QString exported =
-            writeFile(dir, QStringLiteral("export.csv"), MeasurementCsv::write(*first));
+            writeTestFile(dir, QStringLiteral("export.csv"), MeasurementCsv::write(*first));
         QVERIFY(importer.run({exported, QStringLiteral("orin-agx"), {}, QStringLiteral("b")}).ok());
         const auto second = store->measurements(QStringLiteral("orin-agx"), QStringLiteral("b"));
         QVERIFY(second.ok());
@@ -102,11 +94,11 @@ private Q_SLOTS:
     void repeatedModesKeptAndReported()
     {
         QTemporaryDir dir;
-        const QString path = writeFile(dir, QStringLiteral("rep.csv"),
-                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
-                                       "12,2201600,1300500000,3199000000,100,40\n"
-                                       "12,2201600,1300500000,3199000000,104,41\n"
-                                       "4,1036800,318750000,2133000000,400,15\n");
+        const QString path = writeTestFile(dir, QStringLiteral("rep.csv"),
+                                           "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                           "12,2201600,1300500000,3199000000,100,40\n"
+                                           "12,2201600,1300500000,3199000000,104,41\n"
+                                           "4,1036800,318750000,2133000000,400,15\n");
         auto store = openStore(dir);
         const auto outcome =
             Importer(*store).run({path, QStringLiteral("orin-agx"), {}, QStringLiteral("w")});
@@ -124,15 +116,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         auto store = openStore(dir);
-        const QString good = writeFile(dir, QStringLiteral("good.csv"),
-                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
-                                       "12,2201600,1300500000,3199000000,100,40\n");
+        const QString good = writeTestFile(dir, QStringLiteral("good.csv"),
+                                           "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                           "12,2201600,1300500000,3199000000,100,40\n");
         QVERIFY(
             Importer(*store).run({good, QStringLiteral("orin-agx"), {}, QStringLiteral("w")}).ok());
-        const QString bad = writeFile(dir, QStringLiteral("bad.csv"),
-                                      "cores,cpu,gpu,mem,observed_time,observed_power\n"
-                                      "8,2201600,1300500000,3199000000,100,40\n"
-                                      "8,2201600,1300500000,3199000000,100,-40\n");
+        const QString bad = writeTestFile(dir, QStringLiteral("bad.csv"),
+                                          "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                          "8,2201600,1300500000,3199000000,100,40\n"
+                                          "8,2201600,1300500000,3199000000,100,-40\n");
         const auto outcome =
             Importer(*store).run({bad, QStringLiteral("orin-agx"), {}, QStringLiteral("w")});
         QVERIFY(!outcome.ok());
@@ -168,9 +160,9 @@ private Q_SLOTS:
         QFETCH(QString, kind);
         QFETCH(QString, error);
         QTemporaryDir dir;
-        const QString path = writeFile(dir, QStringLiteral("nano.csv"),
-                                       "cores,cpu,gpu,mem,observed_time,observed_power\n"
-                                       "6,1510400,624750000,2133000000,300,12.5\n");
+        const QString path = writeTestFile(dir, QStringLiteral("nano.csv"),
+                                           "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                           "6,1510400,624750000,2133000000,300,12.5\n");
         auto store = openStore(dir);
         const auto outcome = Importer(*store).run({path, device, kind, QStringLiteral("w")});
         if (error.isEmpty()) {

@@ -4,6 +4,7 @@
 #include "measurementsview.h"
 #include "storesession.h"
 
+#include "testfiles.h"
 #include <QComboBox>
 #include <QFile>
 #include <QMessageBox>
@@ -18,15 +19,6 @@ using namespace ptwb;
 using namespace ptwb::ui;
 
 namespace {
-
-QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &data)
-{
-    const QString path = dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size())
-        qFatal("cannot write %s", qPrintable(path));
-    return path;
-}
 
 const QByteArray kThreeRows = "cores,cpu,gpu,mem,observed_time,observed_power\n"
                               "12,2201600,1300500000,3199000000,100,40\n"
@@ -50,7 +42,7 @@ private Q_SLOTS:
             auto store = Store::open(db);
             QVERIFY(store.ok());
             const auto outcome =
-                Importer(**store).run({writeFile(dir, QStringLiteral("a.csv"), kThreeRows),
+                Importer(**store).run({writeTestFile(dir, QStringLiteral("a.csv"), kThreeRows),
                                        QStringLiteral("orin-agx"),
                                        {},
                                        QStringLiteral("resnet18")});
@@ -91,7 +83,7 @@ private Q_SLOTS:
         QSignalSpy opened(&session, &StoreSession::opened);
         QVERIFY(opened.wait());
         QSignalSpy finished(&session, &StoreSession::importFinished);
-        session.import({writeFile(dir, QStringLiteral("b.csv"), kThreeRows),
+        session.import({writeTestFile(dir, QStringLiteral("b.csv"), kThreeRows),
                         QStringLiteral("orin-agx"),
                         {},
                         QStringLiteral("mobilenet")});
@@ -102,9 +94,9 @@ private Q_SLOTS:
 
         // A bad file: the error is shown without blocking, and nothing changes.
         QSignalSpy failed(&session, &StoreSession::failed);
-        session.import({writeFile(dir, QStringLiteral("bad.csv"),
-                                  "cores,cpu,gpu,mem,observed_time,observed_power\n"
-                                  "12,2201600,13e,3199000000,5,6\n"),
+        session.import({writeTestFile(dir, QStringLiteral("bad.csv"),
+                                      "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                      "12,2201600,13e,3199000000,5,6\n"),
                         QStringLiteral("orin-agx"),
                         {},
                         QStringLiteral("mobilenet")});
