@@ -38,9 +38,10 @@ QVariant MeasurementsModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case Mode:
-        return sort
-            ? QVariant::fromValue(m.mode.cores * 1e13 + m.mode.cpuKHz * 1e4 + m.mode.gpuHz / 1e5)
-            : QVariant(m.mode.toCanonical());
+        // Zero-padded fields sort as text in the order of (cores, CPU, GPU, memory).
+        return sort ? QVariant(QString::asprintf("%03d %010lld %013lld %013lld", m.mode.cores,
+                                                 m.mode.cpuKHz, m.mode.gpuHz, m.mode.emcHz))
+                    : QVariant(m.mode.toCanonical());
     case Short:
         return m.mode.toShort();
     case Cores:
