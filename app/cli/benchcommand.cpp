@@ -1,31 +1,105 @@
 #include "benchcommand.h"
 
+#include "predict/accuracybench.h"
 #include "store/importer.h"
 
+#include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <numeric>
+#include <random>
 
 namespace ptwb::cli {
 
+namespace {
+
+Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind)
+{
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
+    if (!spec)
+        return Expected<TrainingData>::failure(spec.error(), ErrorKind::BadInput);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return Expected<TrainingData>::failure(
+            QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()),
+            ErrorKind::BadInput);
+    }
+    const auto parsed =
+        MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
+    if (!parsed)
+        return Expected<TrainingData>::failure(parsed.error(), parsed.errorKind());
+    return TrainingData::fromMeasurements(parsed->rows);
+}
+
+QJsonObject quartiles(const Quartiles &q)
+{
+    return {{QStringLiteral("median"), q.median},
+            {QStringLiteral("q1"), q.q1},
+            {QStringLiteral("q3"), q.q3}};
+}
+
+double peakMemoryMiB()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0;  // Linux reports KiB
+}
+
+}  // namespace
+
 void BenchCommand::addOptions(QCommandLineParser &parser) const
 {
-    parser.addPositionalArgument(QStringLiteral("import"),
-                                 QStringLiteral("Time importing FILE.csv into a fresh database."));
-    parser.addPositionalArgument(QStringLiteral("FILE.csv"),
-                                 QStringLiteral("A file in the PowerTrain layout."));
+    parser.addPositionalArgument(QStringLiteral("what"),
+                                 QStringLiteral("import FILE.csv: time importing a file into a "
+                                                "fresh database. accuracy: MAPE of NN and PT. "
+                                                "speed: training, transfer and prediction time."));
     parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
                       QStringLiteral("KIND"), QStringLiteral("orin-agx")});
     parser.addOption({QStringLiteral("repeats"),
-                      QStringLiteral("How many imports to time (default 10)."), QStringLiteral("N"),
+                      QStringLiteral("Repeats (default 10)."), QStringLiteral("N"),
                       QStringLiteral("10")});
+    parser.addOption({QStringLiteral("reference"),
+                      QStringLiteral("Reference workload measurements (PowerTrain CSV)."),
+                      QStringLiteral("REF.csv")});
+    parser.addOption({QStringLiteral("target"),
+                      QStringLiteral("Target workload measurements (PowerTrain CSV)."),
+                      QStringLiteral("TGT.csv")});
+    parser.addOption({QStringLiteral("samples"),
+                      QStringLiteral("Profiled target modes per repeat (default "
+                                     "10,20,30,50,100)."),
+                      QStringLiteral("N,N,..."), QStringLiteral("10,20,30,50,100")});
+    parser.addOption({QStringLiteral("methods"), QStringLiteral("nn, pt or both (default)."),
+                      QStringLiteral("LIST"), QStringLiteral("nn,pt")});
+    parser.addOption({QStringLiteral("configs"),
+                      QStringLiteral("default, baseline or both (default)."),
+                      QStringLiteral("LIST"), QStringLiteral("default,baseline")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the draws (default 0)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
 }
 
 int BenchCommand::run(const QCommandLineParser &parser, Output &output) const
 {
+    const QString what = parser.positionalArguments().value(0);
+    if (what == QLatin1String("import"))
+        return runImport(parser, output);
+    if (what == QLatin1String("accuracy"))
+        return runAccuracy(parser, output);
+    if (what == QLatin1String("speed"))
+        return runSpeed(parser, output);
+    return output.badUsage(
+        QStringLiteral("usage: ptwb bench import FILE.csv | accuracy | speed; see --help"));
+}
+
+int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) const
+{
     const QStringList args = parser.positionalArguments();
-    if (args.size() != 2 || args[0] != QLatin1String("import"))
+    if (args.size() != 2)
         return output.badUsage(QStringLiteral("usage: ptwb bench import FILE.csv [--repeats N]"));
     bool ok = false;
     const int repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
@@ -67,6 +141,170 @@ int BenchCommand::run(const QCommandLineParser &parser, Output &output) const
                         .arg(seconds.front(), 0, 'f', 4)
                         .arg(seconds.back(), 0, 'f', 4)
                         .arg(repeats));
+    }
+    return kExitOk;
+}
+
+int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("reference"), QStringLiteral("target")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    const QString kind = parser.value(QStringLiteral("device"));
+    const Expected<TrainingData> reference =
+        readTrainingData(parser.value(QStringLiteral("reference")), kind);
+    if (!reference)
+        return output.fail(reference.error(), reference.errorKind());
+    const Expected<TrainingData> target =
+        readTrainingData(parser.value(QStringLiteral("target")), kind);
+    if (!target)
+        return output.fail(target.error(), target.errorKind());
+
+    AccuracyBenchOptions options;
+    options.samples.clear();
+    for (const QString &item : parser.value(QStringLiteral("samples")).split(QLatin1Char(','))) {
+        bool ok = false;
+        options.samples.append(item.trimmed().toInt(&ok));
+        if (!ok)
+            return output.badUsage(
+                QStringLiteral("--samples: '%1' is not a whole number").arg(item));
+    }
+    bool ok = false;
+    options.repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
+    if (!ok)
+        return output.badUsage(QStringLiteral("--repeats: expected a whole number"));
+    options.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
+    if (!ok)
+        return output.badUsage(QStringLiteral("--seed: expected a whole number >= 0"));
+    options.methods = parser.value(QStringLiteral("methods")).split(QLatin1Char(','));
+    options.configs = parser.value(QStringLiteral("configs")).split(QLatin1Char(','));
+
+    const AccuracyBench bench(*reference, *target, kind, options);
+    if (!output.json()) {
+        output.line(QStringLiteral("%1 %2 %3  %4  %5  %6")
+                        .arg(QStringLiteral("method"), -12)
+                        .arg(QStringLiteral("samples"), 7)
+                        .arg(QStringLiteral("repeats"), 7)
+                        .arg(QStringLiteral("time MAPE % median [q1 q3]"), -28)
+                        .arg(QStringLiteral("power MAPE % median [q1 q3]"), -28)
+                        .arg(QStringLiteral("s/model")));
+    }
+    const auto rowDone = [&output](const AccuracyRow &row) {
+        if (output.json()) {
+            output.object({{QStringLiteral("method"), row.method},
+                           {QStringLiteral("config"), row.config},
+                           {QStringLiteral("samples"), row.samples},
+                           {QStringLiteral("repeats"), row.repeats},
+                           {QStringLiteral("time_mape"), quartiles(row.timeMape)},
+                           {QStringLiteral("power_mape"), quartiles(row.powerMape)},
+                           {QStringLiteral("seconds"), row.seconds}});
+            return;
+        }
+        const auto text = [](const Quartiles &q) {
+            return QStringLiteral("%1 [%2 %3]")
+                .arg(q.median, 6, 'f', 2)
+                .arg(q.q1, 0, 'f', 2)
+                .arg(q.q3, 0, 'f', 2);
+        };
+        output.line(QStringLiteral("%1 %2 %3  %4  %5  %6")
+                        .arg(row.method, -12)
+                        .arg(row.samples, 7)
+                        .arg(row.repeats, 7)
+                        .arg(text(row.timeMape), -28)
+                        .arg(text(row.powerMape), -28)
+                        .arg(row.seconds, 0, 'f', 3));
+    };
+    const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
+    const Expected<QVector<AccuracyRow>> rows = bench.run(rowDone, log);
+    if (!rows)
+        return output.fail(rows.error(), rows.errorKind());
+    return kExitOk;
+}
+
+int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("reference"), QStringLiteral("target")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    const QString kind = parser.value(QStringLiteral("device"));
+    const Expected<TrainingData> reference =
+        readTrainingData(parser.value(QStringLiteral("reference")), kind);
+    if (!reference)
+        return output.fail(reference.error(), reference.errorKind());
+    const Expected<TrainingData> target =
+        readTrainingData(parser.value(QStringLiteral("target")), kind);
+    if (!target)
+        return output.fail(target.error(), target.errorKind());
+    bool ok = false;
+    const int repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
+    if (!ok || repeats < 1)
+        return output.badUsage(QStringLiteral("--repeats: expected a whole number >= 1"));
+
+    QElapsedTimer timer;
+    timer.start();
+    const Expected<PowerModel> model =
+        PowerModel::train(kind, kind, QStringLiteral("reference"), *reference,
+                          QStringLiteral("reference"), QStringLiteral("default"), 0);
+    if (!model)
+        return output.fail(model.error(), model.errorKind());
+    const double trainSeconds = timer.nsecsElapsed() / 1e9;
+
+    QVector<int> order(target->size());
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(1);
+    std::shuffle(order.begin(), order.end(), rng);
+    const TrainingData fifty = target->subset(order.mid(0, 50));
+    QVector<double> transferSeconds;
+    std::optional<PowerModel> transferred;
+    for (int i = 0; i < repeats; ++i) {
+        timer.restart();
+        Expected<PowerModel> pt = model->transfer(kind, kind, QStringLiteral("target"), fifty, i,
+                                                  false);
+        if (!pt)
+            return output.fail(pt.error(), pt.errorKind());
+        transferSeconds.append(timer.nsecsElapsed() / 1e9);
+        transferred.emplace(std::move(pt).value());
+    }
+
+    const ModeSpace space(DeviceSpec::builtin(kind).value());
+    QVector<double> predictSeconds;
+    for (int i = 0; i < repeats; ++i) {
+        timer.restart();
+        const Expected<ModePredictions> predictions = transferred->predict(space);
+        predictSeconds.append(timer.nsecsElapsed() / 1e9);
+        if (!predictions)
+            return output.fail(predictions.error(), predictions.errorKind());
+    }
+    const double transferMedian = Quartiles::of(transferSeconds).median;
+    const double predictMedian = Quartiles::of(predictSeconds).median;
+    if (output.json()) {
+        output.object({{QStringLiteral("bench"), QStringLiteral("speed")},
+                       {QStringLiteral("reference_modes"), reference->size()},
+                       {QStringLiteral("reference_train_seconds"), trainSeconds},
+                       {QStringLiteral("transfer_modes"), fifty.size()},
+                       {QStringLiteral("transfer_seconds_median"), transferMedian},
+                       {QStringLiteral("predict_modes"), space.size()},
+                       {QStringLiteral("predict_seconds_median"), predictMedian},
+                       {QStringLiteral("peak_memory_mib"), peakMemoryMiB()}});
+    } else {
+        output.line(QStringLiteral("reference training, %1 modes, time and power models: %2 s")
+                        .arg(reference->size())
+                        .arg(trainSeconds, 0, 'f', 2));
+        output.line(QStringLiteral("transfer from %1 modes, both models: median %2 s over %3 runs")
+                        .arg(fifty.size())
+                        .arg(transferMedian, 0, 'f', 4)
+                        .arg(repeats));
+        output.line(QStringLiteral("prediction of all %1 %2 modes, both models: median %3 ms over "
+                                   "%4 runs")
+                        .arg(space.size())
+                        .arg(kind)
+                        .arg(predictMedian * 1000, 0, 'f', 1)
+                        .arg(repeats));
+        output.line(QStringLiteral("peak resident memory: %1 MiB").arg(peakMemoryMiB(), 0, 'f', 0));
     }
     return kExitOk;
 }

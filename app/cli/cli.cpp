@@ -2,6 +2,7 @@
 
 #include "benchcommand.h"
 #include "command.h"
+#include "modelcommands.h"
 #include "modescommand.h"
 #include "storecommands.h"
 
@@ -19,6 +20,10 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<WorkloadsCommand>());
     commands.push_back(std::make_unique<ModesCommand>());
+    commands.push_back(std::make_unique<TrainCommand>());
+    commands.push_back(std::make_unique<TransferCommand>());
+    commands.push_back(std::make_unique<PredictCommand>());
+    commands.push_back(std::make_unique<ModelsCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     return commands;
 }
@@ -27,8 +32,8 @@ QString overview(const std::vector<std::unique_ptr<Command>> &commands)
 {
     QString text = QStringLiteral(
         "Usage: ptwb COMMAND [options]\n\n"
-        "PowerTrain Workbench on the command line: power modes, measurements and (in later\n"
-        "versions) prediction, optimization and profiling of NVIDIA Jetson training workloads.\n\n"
+        "PowerTrain Workbench on the command line: power modes, measurements and prediction\n"
+        "of NVIDIA Jetson training workloads (optimization and profiling follow).\n\n"
         "Commands:\n");
     for (const auto &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command->name(), -10).arg(command->summary());

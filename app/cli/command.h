@@ -6,6 +6,10 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+namespace ptwb {
+class Store;
+}
+
 namespace ptwb::cli {
 
 // Exit status contract (DESIGN section 4).
@@ -57,6 +61,9 @@ public:
 QCommandLineOption dbOption();
 QString dbPath(const QCommandLineParser &parser);
 // Fails with a usage error naming the first required option that is missing.
+// The device whose measurements of `workload` a command should use: `requested` when given (and
+// it has some), else the only device that has any. Bad input otherwise, naming the choices.
+Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const QString &requested);
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,
                     int *exitCode);
 

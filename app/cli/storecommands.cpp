@@ -99,32 +99,11 @@ int ExportCommand::run(const QCommandLineParser &parser, Output &output) const
     if (!store)
         return output.fail(store.error(), store.errorKind());
     const QString workload = parser.value(QStringLiteral("workload"));
-    QString device = parser.value(QStringLiteral("device"));
-
-    const Expected<QVector<WorkloadSummary>> summaries = (*store)->summaries();
-    if (!summaries)
-        return output.fail(summaries.error(), ErrorKind::Failed);
-    QStringList devices;
-    for (const WorkloadSummary &summary : *summaries) {
-        if (summary.workload == workload)
-            devices.append(summary.device);
-    }
-    if (devices.isEmpty()) {
-        return output.badUsage(
-            QStringLiteral("%1: no measurements of workload '%2'").arg(dbPath(parser), workload));
-    }
-    if (device.isEmpty()) {
-        if (devices.size() > 1) {
-            return output.badUsage(
-                QStringLiteral("workload '%1' was measured on %2; choose one with --device")
-                    .arg(workload, devices.join(QStringLiteral(", "))));
-        }
-        device = devices.first();
-    } else if (!devices.contains(device)) {
-        return output.badUsage(QStringLiteral("workload '%1' has no measurements on '%2'; it has "
-                                              "some on %3")
-                                   .arg(workload, device, devices.join(QStringLiteral(", "))));
-    }
+    const Expected<QString> resolved =
+        deviceOfWorkload(**store, workload, parser.value(QStringLiteral("device")));
+    if (!resolved)
+        return output.fail(resolved.error(), resolved.errorKind());
+    const QString device = *resolved;
 
     const Expected<QVector<Measurement>> rows = (*store)->measurements(device, workload);
     if (!rows)

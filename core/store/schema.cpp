@@ -63,7 +63,28 @@ ALTER TABLE measurements ADD COLUMN power_spread_w REAL;
 CREATE INDEX measurements_by_mode ON measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz);
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2};
+// Version 3: trained prediction models with everything needed to use them again.
+const char kVersion3[] = R"sql(
+CREATE TABLE models (
+    id                 INTEGER PRIMARY KEY,
+    device             TEXT NOT NULL,
+    device_kind        TEXT NOT NULL,
+    workload           TEXT NOT NULL,
+    method             TEXT NOT NULL CHECK (method IN ('reference', 'nn', 'pt')),
+    config             TEXT NOT NULL,
+    feature_layout     TEXT NOT NULL,
+    reference_model_id INTEGER REFERENCES models(id),
+    seed               INTEGER NOT NULL,
+    training_ids       TEXT NOT NULL,
+    metrics            TEXT NOT NULL,
+    time_model         BLOB NOT NULL,
+    power_model        BLOB NOT NULL,
+    created_at         TEXT NOT NULL
+);
+CREATE INDEX models_by_workload ON models (device_kind, workload, method);
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

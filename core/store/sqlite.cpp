@@ -141,6 +141,12 @@ void SqliteStatement::bind(int index, std::optional<double> value)
         bindNull(index);
 }
 
+void SqliteStatement::bindBlob(int index, const QByteArray &value)
+{
+    sqlite3_bind_blob64(m_statement, index, value.constData(), sqlite3_uint64(value.size()),
+                        SQLITE_TRANSIENT);
+}
+
 void SqliteStatement::bindNull(int index)
 {
     sqlite3_bind_null(m_statement, index);
@@ -192,6 +198,12 @@ QString SqliteStatement::columnText(int column) const
 {
     const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(m_statement, column));
     return text ? QString::fromUtf8(text, sqlite3_column_bytes(m_statement, column)) : QString();
+}
+
+QByteArray SqliteStatement::columnBlob(int column) const
+{
+    const auto *data = static_cast<const char *>(sqlite3_column_blob(m_statement, column));
+    return data ? QByteArray(data, sqlite3_column_bytes(m_statement, column)) : QByteArray();
 }
 
 bool SqliteStatement::columnIsNull(int column) const

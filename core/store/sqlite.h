@@ -60,6 +60,7 @@ public:
     void bind(int index, const QString &value);
     void bind(int index, std::optional<double> value);
     void bindNull(int index);
+    void bindBlob(int index, const QByteArray &value);
 
     // Steps once: true when a row is available, false when done; failure on error.
     Expected<bool> step();
@@ -71,6 +72,7 @@ public:
     double columnDouble(int column) const;
     std::optional<double> columnOptionalDouble(int column) const;
     QString columnText(int column) const;
+    QByteArray columnBlob(int column) const;
     bool columnIsNull(int column) const;
 
 private:

@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QStandardPaths>
 
 namespace ptwb {
@@ -275,6 +277,135 @@ Expected<QVector<WorkloadSummary>> Store::summaries()
             break;
         out.append({select->columnText(0), select->columnText(1), select->columnText(2),
                     select->columnInt(3), select->columnInt(4)});
+    }
+    return out;
+}
+
+}  // namespace ptwb
+
+namespace ptwb {
+
+namespace {
+
+const QString kModelColumns = QStringLiteral(
+    "id, device, device_kind, workload, method, config, feature_layout, reference_model_id, seed, "
+    "training_ids, metrics, created_at");
+
+ModelRecord readModelRow(const SqliteStatement &row)
+{
+    ModelRecord model;
+    model.id = row.columnInt(0);
+    model.device = row.columnText(1);
+    model.deviceKind = row.columnText(2);
+    model.workload = row.columnText(3);
+    model.method = row.columnText(4);
+    model.config = row.columnText(5);
+    model.featureLayout = row.columnText(6);
+    model.referenceModelId = row.columnInt(7);
+    model.seed = quint64(row.columnInt(8));
+    const QJsonArray ids = QJsonDocument::fromJson(row.columnText(9).toUtf8()).array();
+    for (const QJsonValue &id : ids)
+        model.trainingIds.append(qint64(id.toDouble()));
+    model.metrics = QJsonDocument::fromJson(row.columnText(10).toUtf8()).object();
+    model.createdAt = row.columnText(11);
+    return model;
+}
+
+}  // namespace
+
+Expected<qint64> Store::saveModel(const ModelRecord &model)
+{
+    auto insert = m_db.prepare(QStringLiteral(
+        "INSERT INTO models (device, device_kind, workload, method, config, feature_layout, "
+        "reference_model_id, seed, training_ids, metrics, time_model, power_model, created_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
+    if (!insert)
+        return Expected<qint64>::failure(insert.error());
+    QJsonArray ids;
+    for (qint64 id : model.trainingIds)
+        ids.append(double(id));
+    insert->bind(1, model.device);
+    insert->bind(2, model.deviceKind);
+    insert->bind(3, model.workload);
+    insert->bind(4, model.method);
+    insert->bind(5, model.config);
+    insert->bind(6, model.featureLayout);
+    if (model.referenceModelId > 0)
+        insert->bind(7, model.referenceModelId);
+    else
+        insert->bindNull(7);
+    insert->bind(8, qint64(model.seed));
+    insert->bind(9, QString::fromUtf8(QJsonDocument(ids).toJson(QJsonDocument::Compact)));
+    insert->bind(10, QString::fromUtf8(QJsonDocument(model.metrics).toJson(QJsonDocument::Compact)));
+    insert->bindBlob(11, model.timeModel);
+    insert->bindBlob(12, model.powerModel);
+    insert->bind(13, model.createdAt.isEmpty() ? utcNow() : model.createdAt);
+    if (Status status = insert->run(); !status)
+        return Expected<qint64>::failure(status.error());
+    return m_db.lastInsertRowId();
+}
+
+Expected<ModelRecord> Store::model(qint64 id)
+{
+    auto select = m_db.prepare(QStringLiteral("SELECT %1, time_model, power_model FROM models "
+                                              "WHERE id = ?1")
+                                   .arg(kModelColumns));
+    if (!select)
+        return Expected<ModelRecord>::failure(select.error());
+    select->bind(1, id);
+    const Expected<bool> row = select->step();
+    if (!row)
+        return Expected<ModelRecord>::failure(row.error());
+    if (!*row) {
+        return Expected<ModelRecord>::failure(
+            QStringLiteral("%1: no model with id %2").arg(path()).arg(id), ErrorKind::BadInput);
+    }
+    ModelRecord model = readModelRow(*select);
+    model.timeModel = select->columnBlob(12);
+    model.powerModel = select->columnBlob(13);
+    return model;
+}
+
+Expected<ModelRecord> Store::latestModel(const QString &deviceKind, const QString &workload,
+                                         const QString &method)
+{
+    auto select = m_db.prepare(
+        QStringLiteral("SELECT id FROM models WHERE (?1 = '' OR device_kind = ?1) AND workload = ?2 "
+                       "AND (?3 = '' OR method = ?3) ORDER BY id DESC LIMIT 1"));
+    if (!select)
+        return Expected<ModelRecord>::failure(select.error());
+    select->bind(1, deviceKind);
+    select->bind(2, workload);
+    select->bind(3, method);
+    const Expected<bool> row = select->step();
+    if (!row)
+        return Expected<ModelRecord>::failure(row.error());
+    if (!*row) {
+        return Expected<ModelRecord>::failure(
+            QStringLiteral("%1: no %2model of workload '%3' for %4; train one with 'ptwb %5'")
+                .arg(path(), method.isEmpty() ? QString() : method + QLatin1Char(' '), workload,
+                     deviceKind,
+                     method == QLatin1String("pt") ? QStringLiteral("transfer")
+                                                   : QStringLiteral("train")),
+            ErrorKind::BadInput);
+    }
+    return model(select->columnInt(0));
+}
+
+Expected<QVector<ModelRecord>> Store::models()
+{
+    auto select = m_db.prepare(
+        QStringLiteral("SELECT %1 FROM models ORDER BY id DESC").arg(kModelColumns));
+    if (!select)
+        return Expected<QVector<ModelRecord>>::failure(select.error());
+    QVector<ModelRecord> out;
+    for (;;) {
+        const Expected<bool> row = select->step();
+        if (!row)
+            return Expected<QVector<ModelRecord>>::failure(row.error());
+        if (!*row)
+            break;
+        out.append(readModelRow(*select));
     }
     return out;
 }

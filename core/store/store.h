@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/measurement.h"
+#include "store/modelrecord.h"
 #include "store/sqlite.h"
 #include "util/expected.h"
 
@@ -46,6 +47,16 @@ public:
     // In the order they were stored.
     Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);
     Expected<QVector<WorkloadSummary>> summaries();
+
+    // Stores a model (one transaction) and returns its id.
+    Expected<qint64> saveModel(const ModelRecord &model);
+    // With weights. A missing id is bad input.
+    Expected<ModelRecord> model(qint64 id);
+    // The newest model of a workload on a device kind ("" for any), of a method ("" for any).
+    Expected<ModelRecord> latestModel(const QString &deviceKind, const QString &workload,
+                                      const QString &method);
+    // Without weights, newest first.
+    Expected<QVector<ModelRecord>> models();
 
 private:
     explicit Store(SqliteConnection db)

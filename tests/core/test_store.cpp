@@ -151,7 +151,7 @@ private Q_SLOTS:
                  path +
                      QStringLiteral(": written by a newer PowerTrain Workbench "
                                     "(schema version 99; this version reads "
-                                    "up to 2); it was left untouched"));
+                                    "up to 3); it was left untouched"));
         QCOMPARE(fileHash(path), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
     }

@@ -1,0 +1,150 @@
+#include "predict/accuracybench.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace ptwb {
+
+Quartiles Quartiles::of(QVector<double> values)
+{
+    if (values.isEmpty())
+        return {};
+    std::sort(values.begin(), values.end());
+    // Linear interpolation between order statistics (numpy's default).
+    const auto at = [&values](double q) {
+        const double position = q * (values.size() - 1);
+        const int low = int(position);
+        const int high = std::min(int(values.size()) - 1, low + 1);
+        return values[low] + (values[high] - values[low]) * (position - low);
+    };
+    return {at(0.5), at(0.25), at(0.75)};
+}
+
+AccuracyBench::AccuracyBench(TrainingData reference, TrainingData target, QString deviceKind,
+                             AccuracyBenchOptions options)
+    : m_reference(std::move(reference))
+    , m_target(std::move(target))
+    , m_deviceKind(std::move(deviceKind))
+    , m_options(std::move(options))
+{
+}
+
+Status AccuracyBench::validate() const
+{
+    for (const QString &method : m_options.methods) {
+        if (method != QLatin1String("nn") && method != QLatin1String("pt"))
+            return Status::failure(
+                QStringLiteral("--methods: '%1' is not nn or pt").arg(method), ErrorKind::BadInput);
+    }
+    for (const QString &config : m_options.configs) {
+        if (config != QLatin1String("default") && config != QLatin1String("baseline"))
+            return Status::failure(
+                QStringLiteral("--configs: '%1' is not default or baseline").arg(config),
+                ErrorKind::BadInput);
+    }
+    for (int samples : m_options.samples) {
+        if (samples < 1 || samples >= m_target.size()) {
+            return Status::failure(QStringLiteral("--samples: %1 is not between 1 and %2 (the "
+                                                  "target has %3 modes, some must stay for "
+                                                  "validation)")
+                                       .arg(samples)
+                                       .arg(m_target.size() - 1)
+                                       .arg(m_target.size()),
+                                   ErrorKind::BadInput);
+        }
+    }
+    if (m_options.repeats < 1)
+        return Status::failure(QStringLiteral("--repeats: expected at least 1"), ErrorKind::BadInput);
+    return {};
+}
+
+Expected<QVector<AccuracyRow>> AccuracyBench::run(
+    const std::function<void(const AccuracyRow &)> &rowDone,
+    const std::function<void(const QString &)> &log, const std::function<bool()> &cancelled) const
+{
+    using Result = Expected<QVector<AccuracyRow>>;
+    if (Status status = validate(); !status)
+        return Result::failure(status.error(), status.errorKind());
+    const TrainingCallbacks callbacks{{}, cancelled};
+
+    // One reference model per configuration, used by every PT repeat.
+    QHash<QString, std::shared_ptr<PowerModel>> references;
+    if (m_options.methods.contains(QStringLiteral("pt"))) {
+        for (const QString &config : m_options.configs) {
+            QElapsedTimer timer;
+            timer.start();
+            Expected<PowerModel> reference =
+                PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("reference"),
+                                  m_reference, QStringLiteral("reference"), config, m_options.seed,
+                                  callbacks);
+            if (!reference)
+                return Result::failure(reference.error(), reference.errorKind());
+            references.insert(config, std::make_shared<PowerModel>(std::move(reference).value()));
+            if (log) {
+                log(QStringLiteral("reference model (%1 configuration, %2 modes, time and power): "
+                                   "%3 s")
+                        .arg(config)
+                        .arg(m_reference.size())
+                        .arg(timer.elapsed() / 1000.0, 0, 'f', 2));
+            }
+        }
+    }
+
+    QVector<AccuracyRow> rows;
+    for (int samples : m_options.samples) {
+        for (const QString &config : m_options.configs) {
+            for (const QString &method : m_options.methods) {
+                QVector<double> timeErrors;
+                QVector<double> powerErrors;
+                double seconds = 0;
+                for (int repeat = 0; repeat < m_options.repeats; ++repeat) {
+                    // The same draw for every method and configuration of this repeat.
+                    std::mt19937_64 rng(m_options.seed * 1000003 + repeat * 7919 + samples);
+                    QVector<int> order(m_target.size());
+                    std::iota(order.begin(), order.end(), 0);
+                    std::shuffle(order.begin(), order.end(), rng);
+                    const TrainingData profiled = m_target.subset(order.mid(0, samples));
+                    const TrainingData validation = m_target.subset(order.mid(samples));
+
+                    QElapsedTimer timer;
+                    timer.start();
+                    const quint64 seed = m_options.seed + repeat;
+                    Expected<PowerModel> model =
+                        method == QLatin1String("pt")
+                        ? references.value(config)->transfer(m_deviceKind, m_deviceKind,
+                                                             QStringLiteral("target"), profiled,
+                                                             seed, false, callbacks)
+                        : PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("target"),
+                                            profiled, QStringLiteral("nn"), config, seed,
+                                            callbacks);
+                    if (!model)
+                        return Result::failure(model.error(), model.errorKind());
+                    seconds += timer.nsecsElapsed() / 1e9;
+                    const ModePredictions predicted = model->predict(validation.modes);
+                    timeErrors.append(
+                        meanAbsolutePercentageError(predicted.timeMs, validation.timeMs));
+                    powerErrors.append(
+                        meanAbsolutePercentageError(predicted.powerW, validation.powerW));
+                }
+                AccuracyRow row;
+                row.method = config == QLatin1String("default") ? method
+                                                                : method + QStringLiteral("-baseline");
+                row.config = config;
+                row.samples = samples;
+                row.repeats = m_options.repeats;
+                row.timeMape = Quartiles::of(timeErrors);
+                row.powerMape = Quartiles::of(powerErrors);
+                row.seconds = seconds / m_options.repeats;
+                rows.append(row);
+                if (rowDone)
+                    rowDone(row);
+            }
+        }
+    }
+    return rows;
+}
+
+}  // namespace ptwb

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "predict/powermodel.h"
+
+#include <QStringList>
+
+namespace ptwb {
+
+struct Quartiles
+{
+    double median = 0;
+    double q1 = 0;
+    double q3 = 0;
+
+    static Quartiles of(QVector<double> values);
+};
+
+struct AccuracyRow
+{
+    QString method;  // "nn", "pt" (default configuration), "nn-baseline", "pt-baseline"
+    QString config;  // "default" or "baseline"
+    int samples = 0;
+    int repeats = 0;
+    Quartiles timeMape;   // percent, over the repeats
+    Quartiles powerMape;
+    double seconds = 0;   // mean wall time to build one model pair (both targets)
+};
+
+struct AccuracyBenchOptions
+{
+    QVector<int> samples{10, 20, 30, 50, 100};
+    int repeats = 10;
+    QStringList methods{QStringLiteral("nn"), QStringLiteral("pt")};
+    QStringList configs{QStringLiteral("default"), QStringLiteral("baseline")};
+    quint64 seed = 0;
+};
+
+// The accuracy benchmark of DESIGN section 4: a reference model trained once per configuration on
+// every reference mode; then, per sample size and repeat, N target modes drawn at random
+// (the same draw for every method), NN trained and PT transferred on them, and both validated on
+// every target mode that was not drawn.
+class AccuracyBench
+{
+public:
+    AccuracyBench(TrainingData reference, TrainingData target, QString deviceKind,
+                  AccuracyBenchOptions options);
+
+    Status validate() const;
+    // Calls `rowDone` as each row completes; `log` receives one line per reference model.
+    Expected<QVector<AccuracyRow>> run(const std::function<void(const AccuracyRow &)> &rowDone,
+                                       const std::function<void(const QString &)> &log,
+                                       const std::function<bool()> &cancelled = {}) const;
+
+private:
+    TrainingData m_reference;
+    TrainingData m_target;
+    QString m_deviceKind;
+    AccuracyBenchOptions m_options;
+};
+
+}  // namespace ptwb
