@@ -99,6 +99,21 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
                                        const QString &method, const QString &configName,
                                        quint64 seed, const TrainingCallbacks &callbacks)
 {
+    try {
+        return train(device, deviceKind, workload, data, method,
+                     predict::RegressorConfig::byName(configName.toStdString()), seed, callbacks);
+    } catch (const predict::Error &error) {
+        return Expected<PowerModel>::failure(QString::fromStdString(error.what()),
+                                             ErrorKind::BadInput);
+    }
+}
+
+Expected<PowerModel> PowerModel::train(const QString &device, const QString &deviceKind,
+                                       const QString &workload, const TrainingData &data,
+                                       const QString &method,
+                                       const predict::RegressorConfig &config, quint64 seed,
+                                       const TrainingCallbacks &callbacks)
+{
     using Result = Expected<PowerModel>;
     if (method != QLatin1String("reference") && method != QLatin1String("nn"))
         return Result::failure(QStringLiteral("unknown training method '%1'").arg(method),
@@ -106,8 +121,6 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
     useBothCores();
     PowerModel model;
     try {
-        const predict::RegressorConfig config =
-            predict::RegressorConfig::byName(configName.toStdString());
         const std::vector<predict::Features> x = featureRows(data.modes);
         model.m_time = predict::Regressor::train(
             config, {x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())}, seed,
@@ -128,7 +141,7 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
     r.deviceKind = deviceKind;
     r.workload = workload;
     r.method = method;
-    r.config = configName;
+    r.config = QString::fromStdString(config.name);
     r.seed = seed;
     r.trainingIds = data.ids;
     return model;

@@ -61,6 +61,11 @@ public:
                                       const QString &workload, const TrainingData &data,
                                       const QString &method, const QString &configName,
                                       quint64 seed, const TrainingCallbacks &callbacks = {});
+    // The same with a configuration of one's own (tests use small, fast ones).
+    static Expected<PowerModel> train(const QString &device, const QString &deviceKind,
+                                      const QString &workload, const TrainingData &data,
+                                      const QString &method, const predict::RegressorConfig &config,
+                                      quint64 seed, const TrainingCallbacks &callbacks = {});
     // "pt": this reference model adapted to a workload's profiled modes. Measurements from
     // another device kind are refused unless `allowDeviceTransfer`.
     Expected<PowerModel> transfer(const QString &device, const QString &deviceKind,

@@ -1,0 +1,96 @@
+#include "predict/trainingjob.h"
+#include "synthetic.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace ptwb;
+
+class TestTrainingJob : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void progressArrivesInOrderOffThread()
+    {
+        TrainingJob job;
+        QVector<TrainingProgress> seen;
+        QVector<bool> onMyThread;
+        connect(&job, &TrainingJob::progress, this, [&](const TrainingProgress &p) {
+            seen.append(p);
+            onMyThread.append(QThread::currentThread() == thread());
+        });
+        QSignalSpy finished(&job, &TrainingJob::finished);
+        TrainingJob::TrainRequest request;
+        request.deviceKind = QStringLiteral("orin-agx");
+        request.workload = QStringLiteral("w");
+        request.data = syntheticData(300, 1);
+        request.config = quickConfig();
+        request.config.epochs = 5;
+        QVERIFY(job.start(request));
+        QVERIFY(!job.start(request));  // one job at a time
+        QVERIFY(finished.wait(60000));
+
+        // time: 2 members x 5 epochs, then power: the same.
+        QCOMPARE(seen.size(), 20);
+        for (int i = 0; i < seen.size(); ++i) {
+            const TrainingProgress &p = seen[i];
+            QCOMPARE(p.target, i < 10 ? QStringLiteral("time") : QStringLiteral("power"));
+            QCOMPARE(p.member, (i % 10) / 5);
+            QCOMPARE(p.epoch, i % 5 + 1);
+            QCOMPARE(p.epochs, 5);
+            QVERIFY(std::isfinite(p.trainingLoss) && std::isfinite(p.validationLoss));
+        }
+        QVERIFY(!onMyThread.contains(false));
+        const auto model = finished.first().first().value<std::shared_ptr<PowerModel>>();
+        QVERIFY(model);
+        QCOMPARE(model->record().workload, QStringLiteral("w"));
+    }
+
+    void cancelStopsWithinOneEpoch()
+    {
+        TrainingJob job;
+        int afterCancel = 0;
+        bool cancelRequested = false;
+        connect(&job, &TrainingJob::progress, this, [&](const TrainingProgress &) {
+            if (cancelRequested) {
+                ++afterCancel;
+                return;
+            }
+            cancelRequested = true;
+            job.cancel();
+        });
+        QSignalSpy cancelled(&job, &TrainingJob::cancelled);
+        QSignalSpy finished(&job, &TrainingJob::finished);
+        TrainingJob::TrainRequest request;
+        request.deviceKind = QStringLiteral("orin-agx");
+        request.workload = QStringLiteral("w");
+        request.data = syntheticData(2000, 1);
+        request.config = quickConfig();
+        request.config.epochs = 1000;  // minutes, were it not cancelled
+        QVERIFY(job.start(request));
+        QVERIFY(cancelled.wait(60000));
+        QVERIFY(finished.isEmpty());
+        // The epoch under way when cancel() ran may still report; no later one does.
+        QVERIFY2(afterCancel <= 1, qPrintable(QString::number(afterCancel)));
+        QVERIFY(!job.isRunning());
+    }
+
+    void failureIsReported()
+    {
+        TrainingJob job;
+        QSignalSpy failed(&job, &TrainingJob::failed);
+        TrainingJob::TrainRequest request;
+        request.deviceKind = QStringLiteral("orin-agx");
+        request.workload = QStringLiteral("few");
+        request.data = syntheticData(3, 1);
+        request.config = quickConfig();
+        QVERIFY(job.start(request));
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(failed.first().first().toString(),
+                 QStringLiteral("workload 'few': training needs at least 8 profiled modes; got 3"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainingJob)
+#include "test_trainingjob.moc"
