@@ -46,7 +46,7 @@ QJsonObject quartiles(const Quartiles &q)
 
 double peakMemoryMiB()
 {
-    rusage usage{};
+    rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_maxrss / 1024.0;  // Linux reports KiB
 }
@@ -61,9 +61,8 @@ void BenchCommand::addOptions(QCommandLineParser &parser) const
                                                 "speed: training, transfer and prediction time."));
     parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
                       QStringLiteral("KIND"), QStringLiteral("orin-agx")});
-    parser.addOption({QStringLiteral("repeats"),
-                      QStringLiteral("Repeats (default 10)."), QStringLiteral("N"),
-                      QStringLiteral("10")});
+    parser.addOption({QStringLiteral("repeats"), QStringLiteral("Repeats (default 10)."),
+                      QStringLiteral("N"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("reference"),
                       QStringLiteral("Reference workload measurements (PowerTrain CSV)."),
                       QStringLiteral("REF.csv")});
@@ -262,8 +261,8 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     std::optional<PowerModel> transferred;
     for (int i = 0; i < repeats; ++i) {
         timer.restart();
-        Expected<PowerModel> pt = model->transfer(kind, kind, QStringLiteral("target"), fifty, i,
-                                                  false);
+        Expected<PowerModel> pt =
+            model->transfer(kind, kind, QStringLiteral("target"), fifty, i, false);
         if (!pt)
             return output.fail(pt.error(), pt.errorKind());
         transferSeconds.append(timer.nsecsElapsed() / 1e9);

@@ -48,7 +48,8 @@ Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const 
         return Expected<QString>::failure(message, ErrorKind::BadInput);
     };
     if (devices.isEmpty())
-        return bad(QStringLiteral("%1: no measurements of workload '%2'").arg(store.path(), workload));
+        return bad(
+            QStringLiteral("%1: no measurements of workload '%2'").arg(store.path(), workload));
     if (requested.isEmpty()) {
         if (devices.size() > 1) {
             return bad(QStringLiteral("workload '%1' was measured on %2; choose one with --device")

@@ -60,8 +60,8 @@ Expected<WorkloadData> loadWorkload(Store &store, const QString &workload, const
     const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
     if (!rows)
         return Expected<WorkloadData>::failure(rows.error());
-    return WorkloadData{*resolved, store.deviceKind(*resolved).value_or(QString()),
-                        TrainingData::fromMeasurements(*rows)};
+    return WorkloadData {*resolved, store.deviceKind(*resolved).value_or(QString()),
+                         TrainingData::fromMeasurements(*rows)};
 }
 
 // In-sample errors and the cost, kept with the model.
@@ -95,15 +95,15 @@ int saveAndReport(Store &store, PowerModel &model, Output &output)
             object.insert(QStringLiteral("reference_model_id"), r.referenceModelId);
         output.object(object);
     } else {
-        output.line(QStringLiteral("model %1: %2 model of '%3' on %4 (%5 configuration) from %6 "
-                                   "modes in %7 s; in-sample MAPE time %8 %, power %9 %")
-                        .arg(*id)
-                        .arg(r.method, r.workload, r.deviceKind, r.config)
-                        .arg(r.metrics.value(QStringLiteral("modes")).toInt())
-                        .arg(r.metrics.value(QStringLiteral("seconds")).toDouble(), 0, 'f', 2)
-                        .arg(r.metrics.value(QStringLiteral("time_mape_train")).toDouble(), 0, 'f', 2)
-                        .arg(r.metrics.value(QStringLiteral("power_mape_train")).toDouble(), 0, 'f',
-                             2));
+        output.line(
+            QStringLiteral("model %1: %2 model of '%3' on %4 (%5 configuration) from %6 "
+                           "modes in %7 s; in-sample MAPE time %8 %, power %9 %")
+                .arg(*id)
+                .arg(r.method, r.workload, r.deviceKind, r.config)
+                .arg(r.metrics.value(QStringLiteral("modes")).toInt())
+                .arg(r.metrics.value(QStringLiteral("seconds")).toDouble(), 0, 'f', 2)
+                .arg(r.metrics.value(QStringLiteral("time_mape_train")).toDouble(), 0, 'f', 2)
+                .arg(r.metrics.value(QStringLiteral("power_mape_train")).toDouble(), 0, 'f', 2));
     }
     return kExitOk;
 }
@@ -164,8 +164,8 @@ int TrainCommand::run(const QCommandLineParser &parser, Output &output) const
     QElapsedTimer timer;
     timer.start();
     Expected<PowerModel> model = PowerModel::train(
-        loaded->device, loaded->kind, workload, loaded->data, parser.value(QStringLiteral("method")),
-        parser.value(QStringLiteral("config")), seed,
+        loaded->device, loaded->kind, workload, loaded->data,
+        parser.value(QStringLiteral("method")), parser.value(QStringLiteral("config")), seed,
         reporting(output, parser.isSet(QStringLiteral("progress"))));
     if (!model)
         return output.fail(model.error(), model.errorKind());
@@ -200,8 +200,8 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("to")}, output, &exitCode))
         return exitCode;
-    if (parser.value(QStringLiteral("from")).isEmpty()
-        && parser.value(QStringLiteral("reference-model")).isEmpty()) {
+    if (parser.value(QStringLiteral("from")).isEmpty() &&
+        parser.value(QStringLiteral("reference-model")).isEmpty()) {
         return output.badUsage(QStringLiteral("missing --from (or --reference-model); see --help "
                                               "for the options"));
     }
@@ -223,7 +223,8 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
         bool ok = false;
         record = (*store)->model(id.toLongLong(&ok));
         if (!ok)
-            return output.badUsage(QStringLiteral("--reference-model: '%1' is not a model id").arg(id));
+            return output.badUsage(
+                QStringLiteral("--reference-model: '%1' is not a model id").arg(id));
     } else {
         const QString from = parser.value(QStringLiteral("from"));
         record = (*store)->latestModel(loaded->kind, from, QStringLiteral("reference"));
@@ -231,7 +232,8 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
             record = (*store)->latestModel(QString(), from, QStringLiteral("reference"));
         if (!record && !deviceTransfer) {
             // Say so when the only reference is for another device kind.
-            if (const auto other = (*store)->latestModel(QString(), from, QStringLiteral("reference"))) {
+            if (const auto other =
+                    (*store)->latestModel(QString(), from, QStringLiteral("reference"))) {
                 record = Expected<ModelRecord>::failure(
                     QStringLiteral("the reference model of '%1' was trained on %2, but '%3' was "
                                    "measured on %4; pass --device-transfer to adapt it across "
@@ -249,9 +251,9 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
 
     QElapsedTimer timer;
     timer.start();
-    Expected<PowerModel> model =
-        reference->transfer(loaded->device, loaded->kind, workload, loaded->data, seed,
-                            deviceTransfer, reporting(output, parser.isSet(QStringLiteral("progress"))));
+    Expected<PowerModel> model = reference->transfer(
+        loaded->device, loaded->kind, workload, loaded->data, seed, deviceTransfer,
+        reporting(output, parser.isSet(QStringLiteral("progress"))));
     if (!model)
         return output.fail(model.error(), model.errorKind());
     model->setMetrics(fitMetrics(*model, loaded->data, timer.nsecsElapsed() / 1e9));
@@ -262,7 +264,8 @@ void PredictCommand::addOptions(QCommandLineParser &parser) const
 {
     parser.addOption(dbOption());
     parser.addOption({QStringLiteral("workload"),
-                      QStringLiteral("Workload: its newest model is used."), QStringLiteral("NAME")});
+                      QStringLiteral("Workload: its newest model is used."),
+                      QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("model"), QStringLiteral("Use this model id instead."),
                       QStringLiteral("ID")});
     parser.addOption({QStringLiteral("device"),
@@ -306,7 +309,8 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
     if (!spec)
         return output.badUsage(spec.error());
-    const Expected<ModeSpace> space = ModeSpace::subGrid(*spec, parser.value(QStringLiteral("grid")));
+    const Expected<ModeSpace> space =
+        ModeSpace::subGrid(*spec, parser.value(QStringLiteral("grid")));
     if (!space)
         return output.badUsage(space.error());
     const Expected<ModePredictions> predicted = model->predict(*space);
@@ -331,8 +335,8 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
     csv.reserve(space->size() * 100);
     for (qint64 i = 0; i < space->size(); ++i) {
         const PowerMode mode = space->mode(i);
-        csv += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ','
-            + QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ',';
+        csv += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ',' +
+            QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ',';
         appendNumber(csv, predicted->timeMs[i]);
         csv += ',';
         appendNumber(csv, predicted->powerW[i]);
@@ -377,17 +381,17 @@ int ModelsCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(models.error(), ErrorKind::Failed);
     for (const ModelRecord &m : *models) {
         if (output.json()) {
-            QJsonObject object{{QStringLiteral("model_id"), m.id},
-                               {QStringLiteral("workload"), m.workload},
-                               {QStringLiteral("device"), m.device},
-                               {QStringLiteral("kind"), m.deviceKind},
-                               {QStringLiteral("method"), m.method},
-                               {QStringLiteral("config"), m.config},
-                               {QStringLiteral("feature_layout"), m.featureLayout},
-                               {QStringLiteral("seed"), double(m.seed)},
-                               {QStringLiteral("training_modes"), m.trainingIds.size()},
-                               {QStringLiteral("metrics"), m.metrics},
-                               {QStringLiteral("created_at"), m.createdAt}};
+            QJsonObject object {{QStringLiteral("model_id"), m.id},
+                                {QStringLiteral("workload"), m.workload},
+                                {QStringLiteral("device"), m.device},
+                                {QStringLiteral("kind"), m.deviceKind},
+                                {QStringLiteral("method"), m.method},
+                                {QStringLiteral("config"), m.config},
+                                {QStringLiteral("feature_layout"), m.featureLayout},
+                                {QStringLiteral("seed"), double(m.seed)},
+                                {QStringLiteral("training_modes"), m.trainingIds.size()},
+                                {QStringLiteral("metrics"), m.metrics},
+                                {QStringLiteral("created_at"), m.createdAt}};
             if (m.referenceModelId > 0)
                 object.insert(QStringLiteral("reference_model_id"), m.referenceModelId);
             output.object(object);

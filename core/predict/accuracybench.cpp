@@ -36,8 +36,8 @@ Status AccuracyBench::validate() const
 {
     for (const QString &method : m_options.methods) {
         if (method != QLatin1String("nn") && method != QLatin1String("pt"))
-            return Status::failure(
-                QStringLiteral("--methods: '%1' is not nn or pt").arg(method), ErrorKind::BadInput);
+            return Status::failure(QStringLiteral("--methods: '%1' is not nn or pt").arg(method),
+                                   ErrorKind::BadInput);
     }
     for (const QString &config : m_options.configs) {
         if (config != QLatin1String("default") && config != QLatin1String("baseline"))
@@ -57,18 +57,20 @@ Status AccuracyBench::validate() const
         }
     }
     if (m_options.repeats < 1)
-        return Status::failure(QStringLiteral("--repeats: expected at least 1"), ErrorKind::BadInput);
+        return Status::failure(QStringLiteral("--repeats: expected at least 1"),
+                               ErrorKind::BadInput);
     return {};
 }
 
-Expected<QVector<AccuracyRow>> AccuracyBench::run(
-    const std::function<void(const AccuracyRow &)> &rowDone,
-    const std::function<void(const QString &)> &log, const std::function<bool()> &cancelled) const
+Expected<QVector<AccuracyRow>>
+AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
+                   const std::function<void(const QString &)> &log,
+                   const std::function<bool()> &cancelled) const
 {
     using Result = Expected<QVector<AccuracyRow>>;
     if (Status status = validate(); !status)
         return Result::failure(status.error(), status.errorKind());
-    const TrainingCallbacks callbacks{{}, cancelled};
+    const TrainingCallbacks callbacks {{}, cancelled};
 
     // One reference model per configuration, used by every PT repeat.
     QHash<QString, std::shared_ptr<PowerModel>> references;
@@ -76,10 +78,9 @@ Expected<QVector<AccuracyRow>> AccuracyBench::run(
         for (const QString &config : m_options.configs) {
             QElapsedTimer timer;
             timer.start();
-            Expected<PowerModel> reference =
-                PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("reference"),
-                                  m_reference, QStringLiteral("reference"), config, m_options.seed,
-                                  callbacks);
+            Expected<PowerModel> reference = PowerModel::train(
+                m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
+                QStringLiteral("reference"), config, m_options.seed, callbacks);
             if (!reference)
                 return Result::failure(reference.error(), reference.errorKind());
             references.insert(config, std::make_shared<PowerModel>(std::move(reference).value()));
@@ -112,8 +113,7 @@ Expected<QVector<AccuracyRow>> AccuracyBench::run(
                     QElapsedTimer timer;
                     timer.start();
                     const quint64 seed = m_options.seed + repeat;
-                    Expected<PowerModel> model =
-                        method == QLatin1String("pt")
+                    Expected<PowerModel> model = method == QLatin1String("pt")
                         ? references.value(config)->transfer(m_deviceKind, m_deviceKind,
                                                              QStringLiteral("target"), profiled,
                                                              seed, false, callbacks)
@@ -130,8 +130,9 @@ Expected<QVector<AccuracyRow>> AccuracyBench::run(
                         meanAbsolutePercentageError(predicted.powerW, validation.powerW));
                 }
                 AccuracyRow row;
-                row.method = config == QLatin1String("default") ? method
-                                                                : method + QStringLiteral("-baseline");
+                row.method = config == QLatin1String("default")
+                    ? method
+                    : method + QStringLiteral("-baseline");
                 row.config = config;
                 row.samples = samples;
                 row.repeats = m_options.repeats;

@@ -21,17 +21,17 @@ struct AccuracyRow
     QString config;  // "default" or "baseline"
     int samples = 0;
     int repeats = 0;
-    Quartiles timeMape;   // percent, over the repeats
+    Quartiles timeMape;  // percent, over the repeats
     Quartiles powerMape;
-    double seconds = 0;   // mean wall time to build one model pair (both targets)
+    double seconds = 0;  // mean wall time to build one model pair (both targets)
 };
 
 struct AccuracyBenchOptions
 {
-    QVector<int> samples{10, 20, 30, 50, 100};
+    QVector<int> samples {10, 20, 30, 50, 100};
     int repeats = 10;
-    QStringList methods{QStringLiteral("nn"), QStringLiteral("pt")};
-    QStringList configs{QStringLiteral("default"), QStringLiteral("baseline")};
+    QStringList methods {QStringLiteral("nn"), QStringLiteral("pt")};
+    QStringList configs {QStringLiteral("default"), QStringLiteral("baseline")};
     quint64 seed = 0;
 };
 

@@ -36,8 +36,8 @@ predict::Callbacks engineCallbacks(const TrainingCallbacks &callbacks, const QSt
     predict::Callbacks out;
     if (callbacks.progress) {
         out.epochDone = [progress = callbacks.progress, target](const predict::EpochReport &r) {
-            progress({target, r.member, r.members, r.epoch, r.epochs, r.trainingLoss,
-                      r.validationLoss});
+            progress(
+                {target, r.member, r.members, r.epoch, r.epochs, r.trainingLoss, r.validationLoss});
         };
     }
     out.cancelled = callbacks.cancelled;
@@ -132,9 +132,9 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
     } catch (const predict::Cancelled &) {
         return Result::failure(QStringLiteral("training cancelled"));
     } catch (const predict::Error &error) {
-        return Result::failure(QStringLiteral("workload '%1': %2")
-                                   .arg(workload, QString::fromStdString(error.what())),
-                               ErrorKind::BadInput);
+        return Result::failure(
+            QStringLiteral("workload '%1': %2").arg(workload, QString::fromStdString(error.what())),
+            ErrorKind::BadInput);
     }
     ModelRecord &r = model.m_record;
     r.device = device;
@@ -164,17 +164,18 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
     PowerModel model;
     try {
         const std::vector<predict::Features> x = featureRows(data.modes);
-        model.m_time = m_time.transfer({x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())},
-                                       seed, engineCallbacks(callbacks, QStringLiteral("time")));
-        model.m_power = m_power.transfer(
-            {x, std::vector<double>(data.powerW.begin(), data.powerW.end())}, seed + 1,
-            engineCallbacks(callbacks, QStringLiteral("power")));
+        model.m_time =
+            m_time.transfer({x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())}, seed,
+                            engineCallbacks(callbacks, QStringLiteral("time")));
+        model.m_power =
+            m_power.transfer({x, std::vector<double>(data.powerW.begin(), data.powerW.end())},
+                             seed + 1, engineCallbacks(callbacks, QStringLiteral("power")));
     } catch (const predict::Cancelled &) {
         return Result::failure(QStringLiteral("transfer cancelled"));
     } catch (const predict::Error &error) {
-        return Result::failure(QStringLiteral("workload '%1': %2")
-                                   .arg(workload, QString::fromStdString(error.what())),
-                               ErrorKind::BadInput);
+        return Result::failure(
+            QStringLiteral("workload '%1': %2").arg(workload, QString::fromStdString(error.what())),
+            ErrorKind::BadInput);
     }
     ModelRecord &r = model.m_record;
     r.device = device;
@@ -255,7 +256,8 @@ ModePredictions PowerModel::predict(const QVector<PowerMode> &modes) const
     return out;
 }
 
-double meanAbsolutePercentageError(const QVector<double> &predicted, const QVector<double> &observed)
+double meanAbsolutePercentageError(const QVector<double> &predicted,
+                                   const QVector<double> &observed)
 {
     double sum = 0;
     for (int i = 0; i < observed.size(); ++i)

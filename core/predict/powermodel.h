@@ -97,6 +97,7 @@ private:
 };
 
 // Mean absolute percentage error, in percent.
-double meanAbsolutePercentageError(const QVector<double> &predicted, const QVector<double> &observed);
+double meanAbsolutePercentageError(const QVector<double> &predicted,
+                                   const QVector<double> &observed);
 
 }  // namespace ptwb

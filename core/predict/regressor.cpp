@@ -67,30 +67,27 @@ struct MlpImpl : torch::nn::Cloneable<MlpImpl>
 
     torch::Tensor forward(torch::Tensor x) { return head->forward(hidden(x)); }
 
-    void replaceHead()
-    {
-        head = replace_module("head", torch::nn::Linear(sizes.back(), 1));
-    }
+    void replaceHead() { head = replace_module("head", torch::nn::Linear(sizes.back(), 1)); }
 
     std::vector<int64_t> sizes;
     double dropout = 0;
     std::vector<torch::nn::Linear> layers;
-    torch::nn::Linear head{nullptr};
+    torch::nn::Linear head {nullptr};
 };
 TORCH_MODULE(Mlp);
 
 // Closed-form last layer of a transferred member (RidgeHead).
 struct RidgeHead
 {
-    torch::Tensor weights;        // [p] over [1, reference output, hidden / scale]
-    torch::Tensor inverseGram;    // [p, p]: (Z'Z + P)^-1, for the predictive variance
+    torch::Tensor weights;  // [p] over [1, reference output, hidden / scale]
+    torch::Tensor inverseGram;  // [p, p]: (Z'Z + P)^-1, for the predictive variance
     double hiddenScale = 1;
-    double noiseVariance = 0;     // leave-one-out mean squared error
+    double noiseVariance = 0;  // leave-one-out mean squared error
 };
 
 struct Member
 {
-    Mlp net{nullptr};
+    Mlp net {nullptr};
     std::optional<RidgeHead> ridge;
 };
 
@@ -101,21 +98,20 @@ void checkFinite(const Dataset &data, const char *what)
     for (size_t i = 0; i < data.x.size(); ++i) {
         for (int f = 0; f < kFeatureCount; ++f) {
             if (!std::isfinite(data.x[i][f]) || data.x[i][f] <= 0) {
-                throw Error(std::string(what) + ": sample " + std::to_string(i + 1) + ": feature "
-                            + std::to_string(f + 1) + " is not a finite positive number");
+                throw Error(std::string(what) + ": sample " + std::to_string(i + 1) + ": feature " +
+                            std::to_string(f + 1) + " is not a finite positive number");
             }
         }
         if (!std::isfinite(data.y[i]) || data.y[i] <= 0) {
-            throw Error(std::string(what) + ": sample " + std::to_string(i + 1)
-                        + ": target is not a finite positive number");
+            throw Error(std::string(what) + ": sample " + std::to_string(i + 1) +
+                        ": target is not a finite positive number");
         }
     }
 }
 
 torch::Tensor toTensor(const std::vector<double> &values, int64_t rows, int64_t columns)
 {
-    return torch::from_blob(const_cast<double *>(values.data()), {rows, columns},
-                            torch::kFloat64)
+    return torch::from_blob(const_cast<double *>(values.data()), {rows, columns}, torch::kFloat64)
         .clone();
 }
 
@@ -146,8 +142,8 @@ void fit(Mlp &net, const torch::Tensor &x, const torch::Tensor &y, const Regress
         n >= 4 ? std::clamp<int64_t>(std::llround(n * config.validationFraction), 1, n / 2) : 0;
     const std::vector<int64_t> validationRows(order.begin(), order.begin() + validation);
     std::vector<int64_t> trainingRows(order.begin() + validation, order.end());
-    const torch::Tensor validationIndex = torch::tensor(
-        validation ? validationRows : trainingRows, torch::TensorOptions(torch::kInt64));
+    const torch::Tensor validationIndex = torch::tensor(validation ? validationRows : trainingRows,
+                                                        torch::TensorOptions(torch::kInt64));
     const torch::Tensor xv = x.index_select(0, validationIndex);
     const torch::Tensor yv = y.index_select(0, validationIndex);
 
@@ -166,7 +162,8 @@ void fit(Mlp &net, const torch::Tensor &x, const torch::Tensor &y, const Regress
         double lossSum = 0;
         const int64_t count = shuffled.size(0);
         for (int64_t start = 0; start < count; start += config.batchSize) {
-            const torch::Tensor index = shuffled.slice(0, start, std::min(count, start + config.batchSize));
+            const torch::Tensor index =
+                shuffled.slice(0, start, std::min(count, start + config.batchSize));
             optimizer.zero_grad();
             const torch::Tensor loss =
                 torch::mse_loss(net->forward(x.index_select(0, index)), y.index_select(0, index));
@@ -211,7 +208,7 @@ RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hidden
         const double error = residual.pow(2).mean().item<double>();
         if (std::isfinite(error) && error < bestError) {
             bestError = error;
-            bestHead = RidgeHead{weights, inverse, hiddenScale, error};
+            bestHead = RidgeHead {weights, inverse, hiddenScale, error};
         }
     }
     if (!std::isfinite(bestError))
@@ -256,8 +253,8 @@ RegressorConfig RegressorConfig::byName(const std::string &name)
 struct Regressor::Impl
 {
     RegressorConfig config;
-    std::array<double, kFeatureCount> featureMean{};
-    std::array<double, kFeatureCount> featureScale{};
+    std::array<double, kFeatureCount> featureMean {};
+    std::array<double, kFeatureCount> featureScale {};
     double targetMean = 0;
     double targetScale = 1;
     std::vector<Member> members;
@@ -362,7 +359,8 @@ void Regressor::setThreadCount(int threads)
         // When libblas is OpenBLAS, its own thread pool fights torch's OpenMP threads for the
         // same cores (measured here: 3x slower prediction). torch parallelises; BLAS does not.
         using SetThreads = void (*)(int);
-        if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        if (auto set =
+                reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
             set(1);
     });
 }
@@ -372,8 +370,8 @@ Regressor Regressor::train(const RegressorConfig &config, const Dataset &data, u
 {
     checkFinite(data, "training data");
     if (int(data.x.size()) < kMinimumTrainingSamples) {
-        throw Error("training needs at least " + std::to_string(kMinimumTrainingSamples)
-                    + " profiled modes; got " + std::to_string(data.x.size()));
+        throw Error("training needs at least " + std::to_string(kMinimumTrainingSamples) +
+                    " profiled modes; got " + std::to_string(data.x.size()));
     }
     std::lock_guard lock(trainingMutex());
     Regressor regressor;
@@ -385,7 +383,7 @@ Regressor Regressor::train(const RegressorConfig &config, const Dataset &data, u
     for (int m = 0; m < config.ensemble; ++m) {
         torch::manual_seed(seed * 7919 + m);
         std::mt19937_64 rng(seed * 104729 + m);
-        Member member{Mlp(config.hidden, config.dropout), std::nullopt};
+        Member member {Mlp(config.hidden, config.dropout), std::nullopt};
         fit(member.net, x, y, config, config.epochs, rng, callbacks, m, config.ensemble);
         impl.members.push_back(std::move(member));
     }
@@ -399,9 +397,9 @@ Regressor Regressor::transfer(const Dataset &target, uint64_t seed,
         throw Error("transfer: the reference model is empty");
     checkFinite(target, "target data");
     if (int(target.x.size()) < kMinimumTransferSamples) {
-        throw Error("transfer needs at least " + std::to_string(kMinimumTransferSamples)
-                    + " profiled modes of the target workload; got "
-                    + std::to_string(target.x.size()));
+        throw Error("transfer needs at least " + std::to_string(kMinimumTransferSamples) +
+                    " profiled modes of the target workload; got " +
+                    std::to_string(target.x.size()));
     }
     std::lock_guard lock(trainingMutex());
     Regressor result;
@@ -417,8 +415,8 @@ Regressor Regressor::transfer(const Dataset &target, uint64_t seed,
     for (int m = 0; m < members; ++m) {
         if (callbacks.cancelled && callbacks.cancelled())
             throw Cancelled();
-        Member member{std::dynamic_pointer_cast<MlpImpl>(d->members[m].net->clone()),
-                      std::nullopt};
+        Member member {std::dynamic_pointer_cast<MlpImpl>(d->members[m].net->clone()),
+                       std::nullopt};
         member.net->eval();
         if (d->config.transfer == RegressorConfig::Transfer::RidgeHead) {
             torch::Tensor hidden;
@@ -431,11 +429,11 @@ Regressor Regressor::transfer(const Dataset &target, uint64_t seed,
             std::vector<double> y;
             for (double v : target.y)
                 y.push_back(impl.transformTarget(v));
-            member.ridge = fitRidge(impl.design(member, x, scale),
-                                    torch::tensor(y, torch::kFloat64), scale);
+            member.ridge =
+                fitRidge(impl.design(member, x, scale), torch::tensor(y, torch::kFloat64), scale);
             if (callbacks.epochDone)
-                callbacks.epochDone({m, members, 1, 1, member.ridge->noiseVariance,
-                                     member.ridge->noiseVariance});
+                callbacks.epochDone(
+                    {m, members, 1, 1, member.ridge->noiseVariance, member.ridge->noiseVariance});
         } else {
             torch::manual_seed(seed * 7919 + m);
             std::mt19937_64 rng(seed * 104729 + m);
@@ -467,12 +465,12 @@ Prediction Regressor::predict(const std::vector<Features> &x) const
             if (member.ridge) {
                 const torch::Tensor z = d->design(member, input, member.ridge->hiddenScale);
                 means.push_back(z.mv(member.ridge->weights));
-                variances.push_back(member.ridge->noiseVariance
-                                    * (1 + (z.mm(member.ridge->inverseGram) * z).sum(1)));
+                variances.push_back(member.ridge->noiseVariance *
+                                    (1 + (z.mm(member.ridge->inverseGram) * z).sum(1)));
             } else {
-                means.push_back(member.net->forward(input).squeeze(1).to(torch::kFloat64)
-                                    * d->targetScale
-                                + d->targetMean);
+                means.push_back(member.net->forward(input).squeeze(1).to(torch::kFloat64) *
+                                    d->targetScale +
+                                d->targetMean);
                 variances.push_back(torch::zeros({int64_t(end - begin)}, torch::kFloat64));
             }
         }
@@ -609,7 +607,7 @@ Regressor Regressor::deserialize(const std::string &bytes)
         impl.targetScale = tensor[1].item<double>();
         const int64_t members = readInt("members");
         for (int64_t m = 0; m < members; ++m) {
-            Member member{Mlp(c.hidden, c.dropout), std::nullopt};
+            Member member {Mlp(c.hidden, c.dropout), std::nullopt};
             torch::serialize::InputArchive net;
             archive.read("member" + std::to_string(m), net);
             member.net->load(net);

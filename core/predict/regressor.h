@@ -27,7 +27,7 @@ struct Dataset
 struct RegressorConfig
 {
     enum class Transfer {
-        FineTune,   // new last layer, all layers trained again by Adam (published PT)
+        FineTune,  // new last layer, all layers trained again by Adam (published PT)
         RidgeHead,  // last layer refit in closed form: target = a + b * reference + w . hidden,
                     // ridge on w chosen by leave-one-out (this project's default)
     };
@@ -35,7 +35,7 @@ struct RegressorConfig
     std::string name;
     bool logFeatures = false;
     bool logTarget = false;
-    std::vector<int64_t> hidden{256, 128, 64};
+    std::vector<int64_t> hidden {256, 128, 64};
     double dropout = 0.1;
     double learningRate = 1e-3;
     double weightDecay = 0;
@@ -86,7 +86,7 @@ public:
 
 struct Prediction
 {
-    std::vector<double> mean;    // in the target's unit
+    std::vector<double> mean;  // in the target's unit
     std::vector<double> stddev;  // one standard deviation, same unit (ensemble + head posterior)
 };
 

@@ -28,7 +28,7 @@ void TrainingJob::cancel()
         m_cancel->store(true);
 }
 
-template <typename Work>
+template<typename Work>
 bool TrainingJob::launch(Work work)
 {
     if (isRunning())
@@ -53,9 +53,8 @@ bool TrainingJob::launch(Work work)
 bool TrainingJob::start(const TrainRequest &request)
 {
     return launch([request](const TrainingCallbacks &callbacks) {
-        return PowerModel::train(request.device, request.deviceKind, request.workload,
-                                 request.data, request.method, request.config, request.seed,
-                                 callbacks);
+        return PowerModel::train(request.device, request.deviceKind, request.workload, request.data,
+                                 request.method, request.config, request.seed, callbacks);
     });
 }
 
@@ -65,8 +64,8 @@ bool TrainingJob::start(const TransferRequest &request)
         return false;
     return launch([request](const TrainingCallbacks &callbacks) {
         return request.reference->transfer(request.device, request.deviceKind, request.workload,
-                                           request.data, request.seed,
-                                           request.allowDeviceTransfer, callbacks);
+                                           request.data, request.seed, request.allowDeviceTransfer,
+                                           callbacks);
     });
 }
 

@@ -59,7 +59,7 @@ Q_SIGNALS:
     void cancelled();
 
 private:
-    template <typename Work>
+    template<typename Work>
     bool launch(Work work);
 
     QFuture<void> m_future;

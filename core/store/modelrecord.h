@@ -11,7 +11,7 @@ namespace ptwb {
 struct ModelRecord
 {
     qint64 id = 0;
-    QString device;      // the device whose measurements trained it
+    QString device;  // the device whose measurements trained it
     QString deviceKind;  // the kind it predicts for: orin-agx, ...
     QString workload;
     QString method;  // "reference", "nn" or "pt"

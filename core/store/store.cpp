@@ -336,7 +336,8 @@ Expected<qint64> Store::saveModel(const ModelRecord &model)
         insert->bindNull(7);
     insert->bind(8, qint64(model.seed));
     insert->bind(9, QString::fromUtf8(QJsonDocument(ids).toJson(QJsonDocument::Compact)));
-    insert->bind(10, QString::fromUtf8(QJsonDocument(model.metrics).toJson(QJsonDocument::Compact)));
+    insert->bind(10,
+                 QString::fromUtf8(QJsonDocument(model.metrics).toJson(QJsonDocument::Compact)));
     insert->bindBlob(11, model.timeModel);
     insert->bindBlob(12, model.powerModel);
     insert->bind(13, model.createdAt.isEmpty() ? utcNow() : model.createdAt);
@@ -369,9 +370,9 @@ Expected<ModelRecord> Store::model(qint64 id)
 Expected<ModelRecord> Store::latestModel(const QString &deviceKind, const QString &workload,
                                          const QString &method)
 {
-    auto select = m_db.prepare(
-        QStringLiteral("SELECT id FROM models WHERE (?1 = '' OR device_kind = ?1) AND workload = ?2 "
-                       "AND (?3 = '' OR method = ?3) ORDER BY id DESC LIMIT 1"));
+    auto select = m_db.prepare(QStringLiteral(
+        "SELECT id FROM models WHERE (?1 = '' OR device_kind = ?1) AND workload = ?2 "
+        "AND (?3 = '' OR method = ?3) ORDER BY id DESC LIMIT 1"));
     if (!select)
         return Expected<ModelRecord>::failure(select.error());
     select->bind(1, deviceKind);
@@ -394,8 +395,8 @@ Expected<ModelRecord> Store::latestModel(const QString &deviceKind, const QStrin
 
 Expected<QVector<ModelRecord>> Store::models()
 {
-    auto select = m_db.prepare(
-        QStringLiteral("SELECT %1 FROM models ORDER BY id DESC").arg(kModelColumns));
+    auto select =
+        m_db.prepare(QStringLiteral("SELECT %1 FROM models ORDER BY id DESC").arg(kModelColumns));
     if (!select)
         return Expected<QVector<ModelRecord>>::failure(select.error());
     QVector<ModelRecord> out;

@@ -17,8 +17,9 @@ const QByteArray kGood = kHeader +
 
 QStringList commands()
 {
-    return {QStringLiteral("import"), QStringLiteral("export"), QStringLiteral("workloads"),
-            QStringLiteral("modes"), QStringLiteral("bench")};
+    return {QStringLiteral("import"),   QStringLiteral("export"),  QStringLiteral("workloads"),
+            QStringLiteral("modes"),    QStringLiteral("bench"),   QStringLiteral("train"),
+            QStringLiteral("transfer"), QStringLiteral("predict"), QStringLiteral("models")};
 }
 
 }  // namespace
@@ -255,6 +256,89 @@ private Q_SLOTS:
         QCOMPARE(repeat.exitCode, 0);
         QVERIFY2(repeat.out.contains(QStringLiteral("was already imported")),
                  qPrintable(repeat.out));
+    }
+
+    void trainTransferPredict()
+    {
+        const QString resnet = sharedDataFile(QStringLiteral("resnet18_imagenet_train.csv"));
+        const QString mobilenet = sharedDataFile(QStringLiteral("mobilenetv3_gld23k_train.csv"));
+        PTWB_REQUIRE_SHARED_DATA(resnet);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        // 50 profiled modes of the new workload: every 87th line of the published file.
+        const QList<QByteArray> lines = readTestFile(mobilenet).split('\n');
+        QByteArray fifty = lines.first() + '\n';
+        for (int i = 1; i < lines.size() && fifty.count('\n') <= 50; i += 87)
+            fifty += lines[i] + '\n';
+        const QString profiled = writeTestFile(dir, QStringLiteral("fifty.csv"), fifty);
+        const auto import = [&db](const QString &file, const QString &workload) {
+            return runCli({QStringLiteral("import"), file, QStringLiteral("--db"), db,
+                           QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                           QStringLiteral("--workload"), workload})
+                .exitCode;
+        };
+        QCOMPARE(import(resnet, QStringLiteral("resnet18")), 0);
+        QCOMPARE(import(profiled, QStringLiteral("mobilenetv3")), 0);
+
+        const CliResult tooEarly = runCli({QStringLiteral("transfer"), QStringLiteral("--db"), db,
+                                           QStringLiteral("--from"), QStringLiteral("resnet18"),
+                                           QStringLiteral("--to"), QStringLiteral("mobilenetv3")});
+        QCOMPARE(tooEarly.exitCode, 2);
+        QCOMPARE(tooEarly.err.trimmed(),
+                 db +
+                     QStringLiteral(": no reference model of workload 'resnet18' for orin-agx; "
+                                    "train one with 'ptwb train'"));
+
+        const CliResult train = runCli({QStringLiteral("train"), QStringLiteral("--db"), db,
+                                        QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                        QStringLiteral("--json")},
+                                       300000);
+        QCOMPARE(train.exitCode, 0);
+        const QJsonObject trained = QJsonDocument::fromJson(train.out.toUtf8()).object();
+        QCOMPARE(trained.value(QStringLiteral("method")).toString(), QStringLiteral("reference"));
+        QCOMPARE(trained.value(QStringLiteral("modes")).toInt(), 4368);
+        QVERIFY(trained.value(QStringLiteral("time_mape_train")).toDouble() < 8);
+
+        const CliResult transfer =
+            runCli({QStringLiteral("transfer"), QStringLiteral("--db"), db,
+                    QStringLiteral("--from"), QStringLiteral("resnet18"), QStringLiteral("--to"),
+                    QStringLiteral("mobilenetv3"), QStringLiteral("--json")});
+        QCOMPARE(transfer.exitCode, 0);
+        const QJsonObject pt = QJsonDocument::fromJson(transfer.out.toUtf8()).object();
+        QCOMPARE(pt.value(QStringLiteral("method")).toString(), QStringLiteral("pt"));
+        QCOMPARE(pt.value(QStringLiteral("modes")).toInt(), 50);
+        QCOMPARE(pt.value(QStringLiteral("reference_model_id")).toInt(),
+                 trained.value(QStringLiteral("model_id")).toInt());
+
+        const QString predictions = dir.filePath(QStringLiteral("predicted.csv"));
+        const CliResult predict = runCli(
+            {QStringLiteral("predict"), QStringLiteral("--db"), db, QStringLiteral("--workload"),
+             QStringLiteral("mobilenetv3"), QStringLiteral("--out"), predictions});
+        QCOMPARE(predict.exitCode, 0);
+        const QList<QByteArray> rows = readTestFile(predictions).trimmed().split('\n');
+        QCOMPARE(rows.size(), 18097);
+        QCOMPARE(rows.first(),
+                 QByteArray("cores,cpu,gpu,mem,predicted_time,predicted_power,"
+                            "time_std,power_std"));
+        // MAXN of MobileNet v3 was measured at 96.2 ms; 50 profiled modes put it within 20 %.
+        const QList<QByteArray> maxn = rows.last().split(',');
+        QCOMPARE(maxn.mid(0, 4).join(','), QByteArray("12,2201600,1300500000,3199000000"));
+        const double time = maxn[4].toDouble();
+        QVERIFY2(time > 80 && time < 115, maxn[4].constData());
+
+        const CliResult models = runCli(
+            {QStringLiteral("models"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(models.exitCode, 0);
+        QCOMPARE(models.out.trimmed().split(QLatin1Char('\n')).size(), 2);
+
+        const CliResult wrongDevice = runCli(
+            {QStringLiteral("predict"), QStringLiteral("--db"), db, QStringLiteral("--model"),
+             QString::number(pt.value(QStringLiteral("model_id")).toInt()),
+             QStringLiteral("--device"), QStringLiteral("xavier-agx")});
+        QCOMPARE(wrongDevice.exitCode, 2);
+        QVERIFY2(wrongDevice.err.contains(QStringLiteral("predicts for orin-agx, not for "
+                                                         "xavier-agx")),
+                 qPrintable(wrongDevice.err));
     }
 
     void exportErrors()

@@ -11,15 +11,15 @@
 // "workloads" differ the way ResNet and MobileNet do.
 inline double syntheticTime(const ptwb::PowerMode &m, double gpuWeight = 0.7)
 {
-    return 20.0 + 300.0 * std::pow(1.3005e9 / m.gpuHz, gpuWeight)
-        * std::pow(3.199e9 / m.emcHz, 0.15) * std::pow(2.2016e6 / m.cpuKHz, 0.1)
-        * std::pow(12.0 / m.cores, 0.05);
+    return 20.0 +
+        300.0 * std::pow(1.3005e9 / m.gpuHz, gpuWeight) * std::pow(3.199e9 / m.emcHz, 0.15) *
+        std::pow(2.2016e6 / m.cpuKHz, 0.1) * std::pow(12.0 / m.cores, 0.05);
 }
 
 inline double syntheticPower(const ptwb::PowerMode &m, double gpuWeight = 0.7)
 {
-    return 8.0 + 25.0 * gpuWeight * (m.gpuHz / 1.3005e9) + 6.0 * (m.emcHz / 3.199e9)
-        + 4.0 * (m.cpuKHz / 2.2016e6) * (m.cores / 12.0);
+    return 8.0 + 25.0 * gpuWeight * (m.gpuHz / 1.3005e9) + 6.0 * (m.emcHz / 3.199e9) +
+        4.0 * (m.cpuKHz / 2.2016e6) * (m.cores / 12.0);
 }
 
 // `count` distinct random modes of the AGX Orin with synthetic measurements.

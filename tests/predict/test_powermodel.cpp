@@ -28,11 +28,11 @@ private Q_SLOTS:
     void medianOfRepeats()
     {
         QVector<Measurement> rows;
-        const PowerMode a{12, 2201600, 1300500000, 3199000000};
-        const PowerMode b{4, 1036800, 318750000, 2133000000};
+        const PowerMode a {12, 2201600, 1300500000, 3199000000};
+        const PowerMode b {4, 1036800, 318750000, 2133000000};
         for (const auto &[mode, time, power] :
-             {std::tuple{a, 100.0, 40.0}, std::tuple{b, 400.0, 15.0}, std::tuple{a, 110.0, 41.0},
-              std::tuple{a, 90.0, 45.0}}) {
+             {std::tuple {a, 100.0, 40.0}, std::tuple {b, 400.0, 15.0}, std::tuple {a, 110.0, 41.0},
+              std::tuple {a, 90.0, 45.0}}) {
             Measurement m;
             m.id = rows.size() + 1;
             m.mode = mode;
@@ -46,7 +46,7 @@ private Q_SLOTS:
         QCOMPARE(data.timeMs[0], 100.0);
         QCOMPARE(data.powerW[0], 41.0);
         QCOMPARE(data.timeMs[1], 400.0);
-        QCOMPARE(data.ids, (QVector<qint64>{1, 2, 3, 4}));
+        QCOMPARE(data.ids, (QVector<qint64> {1, 2, 3, 4}));
     }
 
     void storeRoundTripGivesIdenticalPredictions()
@@ -66,9 +66,8 @@ private Q_SLOTS:
         const Expected<qint64> id = (*store)->saveModel(transferred->toRecord());
         QVERIFY(id.ok());
 
-        const Expected<ModelRecord> record =
-            (*store)->latestModel(QStringLiteral("orin-agx"), QStringLiteral("mobilenet"),
-                                  QStringLiteral("pt"));
+        const Expected<ModelRecord> record = (*store)->latestModel(
+            QStringLiteral("orin-agx"), QStringLiteral("mobilenet"), QStringLiteral("pt"));
         QVERIFY2(record.ok(), qPrintable(record.error()));
         QCOMPARE(record->id, *id);
         QCOMPARE(record->method, QStringLiteral("pt"));
@@ -125,36 +124,35 @@ private Q_SLOTS:
     {
         const PowerModel reference = trainQuick();
         const TrainingData nano = syntheticData(20, 4);  // values only; the kind is what matters
-        const Expected<PowerModel> refused = reference.transfer(
-            QStringLiteral("nano-1"), QStringLiteral("orin-nano"), QStringLiteral("mobilenet"),
-            nano, 1, false);
+        const Expected<PowerModel> refused =
+            reference.transfer(QStringLiteral("nano-1"), QStringLiteral("orin-nano"),
+                               QStringLiteral("mobilenet"), nano, 1, false);
         QVERIFY(!refused.ok());
         QCOMPARE(refused.errorKind(), ErrorKind::BadInput);
         QCOMPARE(refused.error(),
                  QStringLiteral("the reference model of 'resnet' was trained on orin-agx, but "
                                 "'mobilenet' was measured on orin-nano; pass --device-transfer to "
                                 "adapt it across devices"));
-        const Expected<PowerModel> allowed = reference.transfer(
-            QStringLiteral("nano-1"), QStringLiteral("orin-nano"), QStringLiteral("mobilenet"),
-            nano, 1, true);
+        const Expected<PowerModel> allowed =
+            reference.transfer(QStringLiteral("nano-1"), QStringLiteral("orin-nano"),
+                               QStringLiteral("mobilenet"), nano, 1, true);
         QVERIFY2(allowed.ok(), qPrintable(allowed.error()));
         QCOMPARE(allowed->record().deviceKind, QStringLiteral("orin-nano"));
     }
 
     void tooFewModesIsBadInput()
     {
-        const Expected<PowerModel> model =
-            PowerModel::train(QStringLiteral("lab"), QStringLiteral("orin-agx"),
-                              QStringLiteral("tiny"), syntheticData(4, 1),
-                              QStringLiteral("nn"), QStringLiteral("default"), 1);
+        const Expected<PowerModel> model = PowerModel::train(
+            QStringLiteral("lab"), QStringLiteral("orin-agx"), QStringLiteral("tiny"),
+            syntheticData(4, 1), QStringLiteral("nn"), QStringLiteral("default"), 1);
         QVERIFY(!model.ok());
         QCOMPARE(model.errorKind(), ErrorKind::BadInput);
-        QCOMPARE(model.error(), QStringLiteral("workload 'tiny': training needs at least 8 "
-                                               "profiled modes; got 4"));
-        const Expected<PowerModel> unknown =
-            PowerModel::train(QStringLiteral("lab"), QStringLiteral("orin-agx"),
-                              QStringLiteral("tiny"), syntheticData(10, 1),
-                              QStringLiteral("nn"), QStringLiteral("fancy"), 1);
+        QCOMPARE(model.error(),
+                 QStringLiteral("workload 'tiny': training needs at least 8 "
+                                "profiled modes; got 4"));
+        const Expected<PowerModel> unknown = PowerModel::train(
+            QStringLiteral("lab"), QStringLiteral("orin-agx"), QStringLiteral("tiny"),
+            syntheticData(10, 1), QStringLiteral("nn"), QStringLiteral("fancy"), 1);
         QVERIFY(!unknown.ok());
         QCOMPARE(unknown.error(),
                  QStringLiteral("unknown configuration 'fancy'; expected default or baseline"));

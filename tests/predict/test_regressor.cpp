@@ -85,10 +85,10 @@ private Q_SLOTS:
         for (int i = 30; i < 1200; ++i)
             rest.append(i);
         const TrainingData validation = target.subset(rest);
-        const double before = mape(reference.predict(featuresOf(validation)).mean,
-                                   timeDataset(validation).y);
-        const double after = mape(transferred.predict(featuresOf(validation)).mean,
-                                  timeDataset(validation).y);
+        const double before =
+            mape(reference.predict(featuresOf(validation)).mean, timeDataset(validation).y);
+        const double after =
+            mape(transferred.predict(featuresOf(validation)).mean, timeDataset(validation).y);
         QVERIFY2(after < before / 2 && after < 5.0,
                  qPrintable(QStringLiteral("before %1 %, after %2 %").arg(before).arg(after)));
     }
@@ -136,8 +136,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("poison");
         QTest::addColumn<bool>("transfer");
         QTest::addColumn<QString>("error");
-        QTest::newRow("too few to train") << 5 << false << false
-                                          << "training needs at least 8 profiled modes; got 5";
+        QTest::newRow("too few to train")
+            << 5 << false << false << "training needs at least 8 profiled modes; got 5";
         QTest::newRow("too few to transfer")
             << 2 << false << true
             << "transfer needs at least 3 profiled modes of the target workload; got 2";
@@ -178,9 +178,9 @@ private Q_SLOTS:
             Regressor::deserialize("not a model at all");
             QFAIL("no error");
         } catch (const Error &e) {
-            QVERIFY2(QString::fromStdString(e.what()).startsWith(
-                         QStringLiteral("not a readable model")),
-                     e.what());
+            QVERIFY2(
+                QString::fromStdString(e.what()).startsWith(QStringLiteral("not a readable model")),
+                e.what());
         }
     }
 
