@@ -19,24 +19,6 @@ namespace ptwb::cli {
 
 namespace {
 
-Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind)
-{
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
-    if (!spec)
-        return Expected<TrainingData>::failure(spec.error(), ErrorKind::BadInput);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return Expected<TrainingData>::failure(
-            QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()),
-            ErrorKind::BadInput);
-    }
-    const auto parsed =
-        MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
-    if (!parsed)
-        return Expected<TrainingData>::failure(parsed.error(), parsed.errorKind());
-    return TrainingData::fromMeasurements(parsed->rows);
-}
-
 QJsonObject quartiles(const Quartiles &q)
 {
     return {{QStringLiteral("median"), q.median},

@@ -4,6 +4,7 @@
 #include "command.h"
 #include "modelcommands.h"
 #include "modescommand.h"
+#include "optimizecommands.h"
 #include "storecommands.h"
 
 #include <memory>
@@ -24,6 +25,9 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<TransferCommand>());
     commands.push_back(std::make_unique<PredictCommand>());
     commands.push_back(std::make_unique<ModelsCommand>());
+    commands.push_back(std::make_unique<RecommendCommand>());
+    commands.push_back(std::make_unique<ParetoCommand>());
+    commands.push_back(std::make_unique<EvaluateCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     return commands;
 }
@@ -32,8 +36,8 @@ QString overview(const std::vector<std::unique_ptr<Command>> &commands)
 {
     QString text = QStringLiteral(
         "Usage: ptwb COMMAND [options]\n\n"
-        "PowerTrain Workbench on the command line: power modes, measurements and prediction\n"
-        "of NVIDIA Jetson training workloads (optimization and profiling follow).\n\n"
+        "PowerTrain Workbench on the command line: power modes, measurements, prediction and\n"
+        "power-mode selection for NVIDIA Jetson training workloads (profiling follows).\n\n"
         "Commands:\n");
     for (const auto &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command->name(), -10).arg(command->summary());

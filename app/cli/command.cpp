@@ -1,6 +1,11 @@
 #include "command.h"
 
+#include "predict/powermodel.h"
+#include "store/measurementcsv.h"
 #include "store/store.h"
+
+#include <QFile>
+#include <QFileInfo>
 
 #include <QJsonDocument>
 
@@ -62,6 +67,24 @@ Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const 
                        .arg(workload, requested, devices.join(QStringLiteral(", "))));
     }
     return requested;
+}
+
+Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind)
+{
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
+    if (!spec)
+        return Expected<TrainingData>::failure(spec.error(), ErrorKind::BadInput);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return Expected<TrainingData>::failure(
+            QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()),
+            ErrorKind::BadInput);
+    }
+    const auto parsed =
+        MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
+    if (!parsed)
+        return Expected<TrainingData>::failure(parsed.error(), parsed.errorKind());
+    return TrainingData::fromMeasurements(parsed->rows);
 }
 
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,

@@ -8,6 +8,7 @@
 
 namespace ptwb {
 class Store;
+struct TrainingData;
 }
 
 namespace ptwb::cli {
@@ -64,6 +65,8 @@ QString dbPath(const QCommandLineParser &parser);
 // The device whose measurements of `workload` a command should use: `requested` when given (and
 // it has some), else the only device that has any. Bad input otherwise, naming the choices.
 Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const QString &requested);
+// A measurement file (PowerTrain CSV) of a device kind, reduced to one row per mode.
+Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind);
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,
                     int *exitCode);
 

@@ -1,0 +1,394 @@
+#include "optimizecommands.h"
+
+#include "optimize/evaluation.h"
+#include "store/store.h"
+
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <charconv>
+
+namespace ptwb::cli {
+
+namespace {
+
+// The modes a recommendation chooses from: every mode of the device with the newest model's
+// predictions, measured modes with their observed values; or only the measured modes.
+struct Candidates
+{
+    QString device;
+    QString kind;
+    TrainingData data;
+    QVector<bool> observed;
+    qint64 modelId = 0;
+};
+
+Expected<Candidates> candidates(Store &store, const QString &workload, const QString &device,
+                                bool observedOnly)
+{
+    using Result = Expected<Candidates>;
+    const Expected<QString> resolved = deviceOfWorkload(store, workload, device);
+    if (!resolved)
+        return Result::failure(resolved.error(), resolved.errorKind());
+    const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
+    if (!rows)
+        return Result::failure(rows.error());
+    Candidates out;
+    out.device = *resolved;
+    out.kind = store.deviceKind(*resolved).value_or(QString());
+    const TrainingData measured = TrainingData::fromMeasurements(*rows);
+    const Expected<ModelRecord> record = observedOnly
+        ? Expected<ModelRecord>::failure(QString())
+        : store.latestModel(out.kind, workload, QString());
+    if (!record) {
+        out.data = measured;
+        out.observed = QVector<bool>(measured.size(), true);
+        return out;
+    }
+    const Expected<PowerModel> model = PowerModel::fromRecord(*record);
+    if (!model)
+        return Result::failure(model.error(), model.errorKind());
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(out.kind);
+    if (!spec)
+        return Result::failure(spec.error());
+    const ModeSpace space(*spec);
+    const Expected<ModePredictions> predicted = model->predict(space);
+    if (!predicted)
+        return Result::failure(predicted.error(), predicted.errorKind());
+    out.modelId = record->id;
+    QHash<PowerMode, int> measuredRow;
+    for (int i = 0; i < measured.size(); ++i)
+        measuredRow.insert(measured.modes[i], i);
+    for (qint64 i = 0; i < space.size(); ++i) {
+        const PowerMode mode = space.mode(i);
+        const int row = measuredRow.value(mode, -1);
+        out.data.modes.append(mode);
+        out.data.timeMs.append(row >= 0 ? measured.timeMs[row] : predicted->timeMs[i]);
+        out.data.powerW.append(row >= 0 ? measured.powerW[row] : predicted->powerW[i]);
+        out.observed.append(row >= 0);
+    }
+    return out;
+}
+
+QVector<TradeoffPoint> points(const TrainingData &data)
+{
+    QVector<TradeoffPoint> out;
+    for (int i = 0; i < data.size(); ++i)
+        out.append({i, data.powerW[i], data.timeMs[i]});
+    return out;
+}
+
+QString percent(double value)
+{
+    return QStringLiteral("%1%2 %")
+        .arg(value >= 0 ? QStringLiteral("+") : QString())
+        .arg(value, 0, 'f', 1);
+}
+
+void appendNumber(QByteArray &out, double value)
+{
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, int(result.ptr - buffer));
+}
+
+}  // namespace
+
+void RecommendCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+    parser.addOption(
+        {QStringLiteral("workload"), QStringLiteral("Workload."), QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device, when the workload was measured on several."),
+                      QStringLiteral("DEVICE")});
+    parser.addOption({QStringLiteral("power-budget"), QStringLiteral("Power budget in watts."),
+                      QStringLiteral("W")});
+    parser.addOption({QStringLiteral("time-budget"),
+                      QStringLiteral("Minibatch time budget in milliseconds."),
+                      QStringLiteral("MS")});
+    parser.addOption({QStringLiteral("objective"),
+                      QStringLiteral("time (fastest within a power budget, lowest power within a "
+                                     "time budget; default) or energy (lowest energy)."),
+                      QStringLiteral("OBJECTIVE"), QStringLiteral("time")});
+    parser.addOption({QStringLiteral("observed-only"),
+                      QStringLiteral("Choose among measured modes only, ignoring models.")});
+}
+
+int RecommendCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
+        return exitCode;
+    const bool hasPower = parser.isSet(QStringLiteral("power-budget"));
+    const bool hasTime = parser.isSet(QStringLiteral("time-budget"));
+    if (hasPower == hasTime)
+        return output.badUsage(QStringLiteral("give exactly one of --power-budget W and "
+                                              "--time-budget MS"));
+    bool ok = false;
+    const double budget =
+        parser.value(hasPower ? QStringLiteral("power-budget") : QStringLiteral("time-budget"))
+            .toDouble(&ok);
+    if (!ok || budget <= 0 || !std::isfinite(budget))
+        return output.badUsage(
+            QStringLiteral("--%1: expected a positive number")
+                .arg(hasPower ? QStringLiteral("power-budget") : QStringLiteral("time-budget")));
+    const QString objective = parser.value(QStringLiteral("objective"));
+    if (objective != QLatin1String("time") && objective != QLatin1String("energy"))
+        return output.badUsage(QStringLiteral("--objective: expected time or energy"));
+
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+    const Expected<Candidates> found = candidates(**store, parser.value(QStringLiteral("workload")),
+                                                  parser.value(QStringLiteral("device")),
+                                                  parser.isSet(QStringLiteral("observed-only")));
+    if (!found)
+        return output.fail(found.error(), found.errorKind());
+    const ParetoFront front(points(found->data));
+    const bool energy = objective == QLatin1String("energy");
+    const std::optional<BudgetAnswer> answer = hasPower
+        ? (energy ? front.lowestEnergyWithinPower(budget) : front.fastestWithin(budget))
+        : (energy ? front.lowestEnergyWithinTime(budget) : front.lowestPowerWithin(budget));
+    if (!answer)
+        return output.fail(QStringLiteral("no candidate modes"), ErrorKind::BadInput);
+
+    const int row = answer->point.mode;
+    const TrainingData &d = found->data;
+    const PowerMode mode = d.modes[row];
+    // Gains over MAXN (all knobs at their highest), when it is among the candidates.
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(found->kind);
+    const int maxn = spec ? d.modes.indexOf(spec->maxMode()) : -1;
+    const QString unit = hasPower ? QStringLiteral("W") : QStringLiteral("ms");
+    const QString source =
+        found->observed[row] ? QStringLiteral("observed") : QStringLiteral("predicted");
+    if (output.json()) {
+        QJsonObject object {{QStringLiteral("fits"), answer->fits},
+                            {QStringLiteral("mode"), mode.toCanonical()},
+                            {QStringLiteral("mode_short"), mode.toShort()},
+                            {QStringLiteral("time_ms"), d.timeMs[row]},
+                            {QStringLiteral("power_w"), d.powerW[row]},
+                            {QStringLiteral("energy_j"), d.timeMs[row] * d.powerW[row] / 1000},
+                            {QStringLiteral("source"), source},
+                            {QStringLiteral("budget"), budget},
+                            {QStringLiteral("budget_unit"), unit},
+                            {QStringLiteral("objective"), objective},
+                            {QStringLiteral("candidates"), d.size()}};
+        if (found->modelId > 0)
+            object.insert(QStringLiteral("model_id"), found->modelId);
+        if (maxn >= 0) {
+            object.insert(QStringLiteral("time_vs_maxn_percent"),
+                          100 * (d.timeMs[row] / d.timeMs[maxn] - 1));
+            object.insert(QStringLiteral("power_vs_maxn_percent"),
+                          100 * (d.powerW[row] / d.powerW[maxn] - 1));
+        }
+        output.object(object);
+        return kExitOk;
+    }
+    if (!answer->fits) {
+        output.line(QStringLiteral("No mode fits a %1 %2 budget. The closest is %3 (%4): %5 ms, "
+                                   "%6 W (%7).")
+                        .arg(budget)
+                        .arg(unit, mode.toCanonical(), mode.toShort())
+                        .arg(d.timeMs[row], 0, 'f', 1)
+                        .arg(d.powerW[row], 0, 'f', 2)
+                        .arg(source));
+        return kExitOk;
+    }
+    output.line(QStringLiteral("%1   %2").arg(mode.toCanonical(), mode.toShort()));
+    output.line(QStringLiteral("  time %1 ms, power %2 W, energy %3 J per minibatch (%4)")
+                    .arg(d.timeMs[row], 0, 'f', 1)
+                    .arg(d.powerW[row], 0, 'f', 2)
+                    .arg(d.timeMs[row] * d.powerW[row] / 1000, 0, 'f', 2)
+                    .arg(source));
+    if (maxn >= 0) {
+        output.line(
+            QStringLiteral("  against MAXN: time %1, power %2, energy %3")
+                .arg(percent(100 * (d.timeMs[row] / d.timeMs[maxn] - 1)),
+                     percent(100 * (d.powerW[row] / d.powerW[maxn] - 1)),
+                     percent(
+                         100 *
+                         (d.timeMs[row] * d.powerW[row] / (d.timeMs[maxn] * d.powerW[maxn]) - 1))));
+    }
+    output.line(
+        QStringLiteral("  from %1 candidate modes%2")
+            .arg(d.size())
+            .arg(found->modelId > 0
+                     ? QStringLiteral(" (model %1 for unmeasured modes)").arg(found->modelId)
+                     : QStringLiteral(" (measured only)")));
+    return kExitOk;
+}
+
+void ParetoCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+    parser.addOption(
+        {QStringLiteral("workload"), QStringLiteral("Workload."), QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device, when the workload was measured on several."),
+                      QStringLiteral("DEVICE")});
+    parser.addOption(
+        {QStringLiteral("observed-only"), QStringLiteral("The front of the measured modes only.")});
+    parser.addOption({QStringLiteral("out"), QStringLiteral("CSV file, or - (default)."),
+                      QStringLiteral("FILE.csv"), QStringLiteral("-")});
+}
+
+int ParetoCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
+        return exitCode;
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+    const Expected<Candidates> found = candidates(**store, parser.value(QStringLiteral("workload")),
+                                                  parser.value(QStringLiteral("device")),
+                                                  parser.isSet(QStringLiteral("observed-only")));
+    if (!found)
+        return output.fail(found.error(), found.errorKind());
+    const ParetoFront front(points(found->data));
+    if (output.json()) {
+        for (const TradeoffPoint &p : front.powerTime()) {
+            output.object({{QStringLiteral("mode"), found->data.modes[p.mode].toCanonical()},
+                           {QStringLiteral("time_ms"), p.timeMs},
+                           {QStringLiteral("power_w"), p.powerW},
+                           {QStringLiteral("source"),
+                            found->observed[p.mode] ? QStringLiteral("observed")
+                                                    : QStringLiteral("predicted")}});
+        }
+        return kExitOk;
+    }
+    QByteArray csv = "cores,cpu,gpu,mem,time_ms,power_w,energy_j,source\n";
+    for (const TradeoffPoint &p : front.powerTime()) {
+        const PowerMode &m = found->data.modes[p.mode];
+        csv += QByteArray::number(m.cores) + ',' + QByteArray::number(m.cpuKHz) + ',' +
+            QByteArray::number(m.gpuHz) + ',' + QByteArray::number(m.emcHz) + ',';
+        appendNumber(csv, p.timeMs);
+        csv += ',';
+        appendNumber(csv, p.powerW);
+        csv += ',';
+        appendNumber(csv, p.energy() / 1000);
+        csv += found->observed[p.mode] ? ",observed\n" : ",predicted\n";
+    }
+    const QString outPath = parser.value(QStringLiteral("out"));
+    if (outPath == QLatin1String("-")) {
+        output.out() << QString::fromUtf8(csv);
+        output.out().flush();
+        return kExitOk;
+    }
+    QSaveFile file(outPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit())
+        return output.fail(QStringLiteral("%1: cannot write: %2").arg(outPath, file.errorString()),
+                           ErrorKind::Failed);
+    output.err()
+        << QStringLiteral("%1 front modes written to %2").arg(front.powerTime().size()).arg(outPath)
+        << Qt::endl;
+    return kExitOk;
+}
+
+void EvaluateCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption({QStringLiteral("reference"),
+                      QStringLiteral("Reference workload measurements (for pt and safe)."),
+                      QStringLiteral("REF.csv")});
+    parser.addOption({QStringLiteral("target"),
+                      QStringLiteral("Target workload measurements: the candidate modes."),
+                      QStringLiteral("TGT.csv")});
+    parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
+                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+    parser.addOption({QStringLiteral("samples"),
+                      QStringLiteral("Modes profiled by rnd, nn, pt and safe (default 50)."),
+                      QStringLiteral("N"), QStringLiteral("50")});
+    parser.addOption({QStringLiteral("budgets"),
+                      QStringLiteral("Power budgets: FROM:TO:STEP or a list (default 17:50:1)."),
+                      QStringLiteral("W"), QStringLiteral("17:50:1")});
+    parser.addOption(
+        {QStringLiteral("strategies"),
+         QStringLiteral("Some of %1 (default: all).").arg(Strategy::names().join(QLatin1Char(','))),
+         QStringLiteral("LIST"), Strategy::names().join(QLatin1Char(','))});
+    parser.addOption({QStringLiteral("repeats"), QStringLiteral("Repeats (default 10)."),
+                      QStringLiteral("N"), QStringLiteral("10")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the draws (default 0)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
+}
+
+int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("target")}, output, &exitCode))
+        return exitCode;
+    const QString kind = parser.value(QStringLiteral("device"));
+    EvaluationOptions options;
+    options.strategies = parser.value(QStringLiteral("strategies")).split(QLatin1Char(','));
+    const bool needsReference = options.strategies.contains(QStringLiteral("pt")) ||
+        options.strategies.contains(QStringLiteral("safe"));
+    if (needsReference && parser.value(QStringLiteral("reference")).isEmpty())
+        return output.badUsage(QStringLiteral("pt and safe need --reference REF.csv"));
+    const Expected<TrainingData> target =
+        readTrainingData(parser.value(QStringLiteral("target")), kind);
+    if (!target)
+        return output.fail(target.error(), target.errorKind());
+    TrainingData reference;
+    if (needsReference) {
+        const Expected<TrainingData> read =
+            readTrainingData(parser.value(QStringLiteral("reference")), kind);
+        if (!read)
+            return output.fail(read.error(), read.errorKind());
+        reference = *read;
+    }
+    const Expected<QVector<double>> budgets =
+        EvaluationOptions::parseBudgets(parser.value(QStringLiteral("budgets")));
+    if (!budgets)
+        return output.fail(budgets.error(), budgets.errorKind());
+    options.budgetsW = *budgets;
+    bool a = false, b = false, c = false;
+    options.samples = parser.value(QStringLiteral("samples")).toInt(&a);
+    options.repeats = parser.value(QStringLiteral("repeats")).toInt(&b);
+    options.seed = parser.value(QStringLiteral("seed")).toULongLong(&c);
+    if (!a || !b || !c || options.repeats < 1)
+        return output.badUsage(
+            QStringLiteral("--samples, --repeats and --seed take whole numbers"));
+
+    if (!output.json()) {
+        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+                        .arg(QStringLiteral("strategy"), -9)
+                        .arg(QStringLiteral("profiled"), 9)
+                        .arg(QStringLiteral("time pen. %"), 12)
+                        .arg(QStringLiteral("energy pen. %"), 14)
+                        .arg(QStringLiteral("excess W"), 9)
+                        .arg(QStringLiteral("A/L %"), 7)
+                        .arg(QStringLiteral("A/L+1 %"), 8)
+                        .arg(QStringLiteral("s/repeat"), 9));
+    }
+    const auto done = [&output](const StrategyMetrics &m) {
+        if (output.json()) {
+            output.object({{QStringLiteral("strategy"), m.strategy},
+                           {QStringLiteral("profiled"), m.profiled},
+                           {QStringLiteral("time_penalty_median"), m.timePenaltyMedian},
+                           {QStringLiteral("energy_penalty_median"), m.energyPenaltyMedian},
+                           {QStringLiteral("excess_power_area"), m.excessPowerArea},
+                           {QStringLiteral("al"), m.al},
+                           {QStringLiteral("al1"), m.al1},
+                           {QStringLiteral("solutions"), m.solutions},
+                           {QStringLiteral("seconds"), m.seconds}});
+            return;
+        }
+        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+                        .arg(m.strategy, -9)
+                        .arg(m.profiled, 9, 'f', 1)
+                        .arg(m.timePenaltyMedian, 12, 'f', 2)
+                        .arg(m.energyPenaltyMedian, 14, 'f', 2)
+                        .arg(m.excessPowerArea, 9, 'f', 3)
+                        .arg(m.al, 7, 'f', 1)
+                        .arg(m.al1, 8, 'f', 1)
+                        .arg(m.seconds, 9, 'f', 3));
+    };
+    const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
+    const Evaluator evaluator(reference, *target, kind, options);
+    const Expected<QVector<StrategyMetrics>> results = evaluator.run(done, log);
+    if (!results)
+        return output.fail(results.error(), results.errorKind());
+    return kExitOk;
+}
+
+}  // namespace ptwb::cli

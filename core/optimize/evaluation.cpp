@@ -1,0 +1,156 @@
+#include "optimize/evaluation.h"
+
+#include "predict/accuracybench.h"
+
+#include <QElapsedTimer>
+
+#include <cmath>
+
+namespace ptwb {
+
+StrategyMetrics StrategyMetrics::of(const QString &strategy, const QVector<Solution> &solutions)
+{
+    StrategyMetrics m;
+    m.strategy = strategy;
+    m.solutions = int(solutions.size());
+    if (solutions.isEmpty())
+        return m;
+    QVector<double> timePenalties;
+    QVector<double> energyPenalties;
+    double excess = 0;
+    int above = 0;
+    int aboveOne = 0;
+    for (const Solution &s : solutions) {
+        timePenalties.append(100.0 * (s.timeMs - s.optimalTimeMs) / s.optimalTimeMs);
+        energyPenalties.append(100.0 * (s.timeMs * s.powerW - s.optimalEnergy) / s.optimalEnergy);
+        excess += std::max(0.0, s.powerW - s.budgetW);
+        above += s.powerW > s.budgetW ? 1 : 0;
+        aboveOne += s.powerW > s.budgetW + 1 ? 1 : 0;
+    }
+    m.timePenaltyMedian = Quartiles::of(timePenalties).median;
+    m.energyPenaltyMedian = Quartiles::of(energyPenalties).median;
+    m.excessPowerArea = excess / solutions.size();
+    m.al = 100.0 * above / solutions.size();
+    m.al1 = 100.0 * aboveOne / solutions.size();
+    return m;
+}
+
+Expected<QVector<double>> EvaluationOptions::parseBudgets(const QString &text)
+{
+    const auto bad = [&text] {
+        return Expected<QVector<double>>::failure(
+            QStringLiteral("--budgets '%1': expected FROM:TO:STEP (17:50:1) or a list of watts")
+                .arg(text),
+            ErrorKind::BadInput);
+    };
+    QVector<double> out;
+    const QStringList range = text.split(QLatin1Char(':'));
+    if (range.size() == 3) {
+        bool a = false, b = false, c = false;
+        const double from = range[0].toDouble(&a);
+        const double to = range[1].toDouble(&b);
+        const double step = range[2].toDouble(&c);
+        if (!a || !b || !c || step <= 0 || to < from || (to - from) / step > 10000)
+            return bad();
+        for (int i = 0; from + i * step <= to + 1e-9; ++i)
+            out.append(from + i * step);
+        return out;
+    }
+    for (const QString &item : text.split(QLatin1Char(','))) {
+        bool ok = false;
+        const double value = item.trimmed().toDouble(&ok);
+        if (!ok || value <= 0)
+            return bad();
+        out.append(value);
+    }
+    return out;
+}
+
+Evaluator::Evaluator(TrainingData reference, TrainingData target, QString deviceKind,
+                     EvaluationOptions options)
+    : m_reference(std::move(reference))
+    , m_target(std::move(target))
+    , m_deviceKind(std::move(deviceKind))
+    , m_options(std::move(options))
+{
+}
+
+Expected<QVector<StrategyMetrics>>
+Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
+               const std::function<void(const QString &)> &log) const
+{
+    using Result = Expected<QVector<StrategyMetrics>>;
+    for (const QString &name : m_options.strategies) {
+        if (!Strategy::create(name)) {
+            return Result::failure(QStringLiteral("--strategies: unknown strategy '%1'; expected "
+                                                  "some of %2")
+                                       .arg(name, Strategy::names().join(QLatin1Char(','))),
+                                   ErrorKind::BadInput);
+        }
+    }
+    if (m_options.samples < 3 || m_options.samples >= m_target.size())
+        return Result::failure(QStringLiteral("--samples: %1 is not between 3 and %2")
+                                   .arg(m_options.samples)
+                                   .arg(m_target.size() - 1),
+                               ErrorKind::BadInput);
+
+    // The ground truth for every budget.
+    QVector<TradeoffPoint> all;
+    for (int row = 0; row < m_target.size(); ++row)
+        all.append({row, m_target.powerW[row], m_target.timeMs[row]});
+    const ParetoFront truth(all);
+
+    StrategyContext context;
+    context.deviceKind = m_deviceKind;
+    context.samples = m_options.samples;
+    const bool needsReference = m_options.strategies.contains(QStringLiteral("pt")) ||
+        m_options.strategies.contains(QStringLiteral("safe"));
+    if (needsReference) {
+        QElapsedTimer timer;
+        timer.start();
+        Expected<PowerModel> reference =
+            PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
+                              QStringLiteral("reference"), QStringLiteral("default"), 1);
+        if (!reference)
+            return Result::failure(reference.error(), reference.errorKind());
+        context.reference = std::make_shared<PowerModel>(std::move(reference).value());
+        if (log)
+            log(QStringLiteral("reference model: %1 s").arg(timer.elapsed() / 1000.0, 0, 'f', 2));
+    }
+
+    QVector<StrategyMetrics> results;
+    for (const QString &name : m_options.strategies) {
+        QVector<Solution> solutions;
+        double profiled = 0;
+        QElapsedTimer timer;
+        timer.start();
+        for (int repeat = 0; repeat < m_options.repeats; ++repeat) {
+            std::unique_ptr<Strategy> strategy = Strategy::create(name);
+            ProfilingOracle oracle(m_target);
+            context.seed = m_options.seed * 1000003 + repeat;
+            if (Status status = strategy->prepare(oracle, context); !status)
+                return Result::failure(QStringLiteral("%1: %2").arg(name, status.error()),
+                                       status.errorKind());
+            for (double budget : m_options.budgetsW) {
+                const std::optional<BudgetAnswer> best = truth.fastestWithin(budget);
+                if (!best || !best->fits)
+                    continue;  // no mode meets it: nothing to judge against
+                const Pick pick = strategy->choose(budget, oracle);
+                if (pick.row < 0)
+                    return Result::failure(QStringLiteral("%1 picked no mode").arg(name));
+                solutions.append({budget, m_target.timeMs[pick.row], m_target.powerW[pick.row],
+                                  best->point.timeMs, best->point.energy()});
+            }
+            profiled += oracle.profiledCount();
+        }
+        StrategyMetrics metrics = StrategyMetrics::of(name, solutions);
+        metrics.profiled = profiled / m_options.repeats;
+        metrics.seconds = timer.nsecsElapsed() / 1e9 / m_options.repeats;
+        results.append(metrics);
+        if (done)
+            done(metrics);
+    }
+    return results;
+}
+
+}  // namespace ptwb

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "optimize/strategy.h"
+
+#include <QStringList>
+
+namespace ptwb {
+
+// One answered budget, judged by the observed values of the picked and the optimal mode.
+struct Solution
+{
+    double budgetW = 0;
+    double timeMs = 0;
+    double powerW = 0;
+    double optimalTimeMs = 0;
+    double optimalEnergy = 0;  // W x ms of the optimal pick
+};
+
+struct StrategyMetrics
+{
+    QString strategy;
+    double profiled = 0;  // distinct modes profiled per repeat, mean
+    int solutions = 0;
+    double timePenaltyMedian = 0;  // % slower than the optimal pick, median over solutions
+    double energyPenaltyMedian = 0;  // % more energy than the optimal pick, median
+    double excessPowerArea = 0;  // mean W above budget per solution
+    double al = 0;  // % of solutions above the budget
+    double al1 = 0;  // % above budget + 1 W
+    double seconds = 0;  // mean wall time per repeat
+
+    static StrategyMetrics of(const QString &strategy, const QVector<Solution> &solutions);
+};
+
+struct EvaluationOptions
+{
+    QVector<double> budgetsW;  // power budgets
+    int samples = 50;
+    int repeats = 10;
+    QStringList strategies = Strategy::names();
+    quint64 seed = 0;
+
+    // "17:50:1" -> 17, 18, ..., 50; "30" -> 30; "20,25,30" -> those.
+    static Expected<QVector<double>> parseBudgets(const QString &text);
+};
+
+// Runs each strategy against a target workload's measured modes for every budget and repeat
+// (the same draws for every strategy in a repeat), and reduces the picks to metrics.
+class Evaluator
+{
+public:
+    Evaluator(TrainingData reference, TrainingData target, QString deviceKind,
+              EvaluationOptions options);
+
+    Expected<QVector<StrategyMetrics>> run(const std::function<void(const StrategyMetrics &)> &done,
+                                           const std::function<void(const QString &)> &log) const;
+
+private:
+    TrainingData m_reference;
+    TrainingData m_target;
+    QString m_deviceKind;
+    EvaluationOptions m_options;
+};
+
+}  // namespace ptwb

@@ -1,0 +1,172 @@
+#include "optimize/modelstrategies.h"
+
+#include <algorithm>
+
+namespace ptwb {
+
+namespace {
+
+TrainingData observedSubset(const ProfilingOracle &oracle, const QList<int> &rows)
+{
+    TrainingData data = oracle.candidates().subset(QVector<int>(rows.begin(), rows.end()));
+    data.ids.clear();
+    return data;
+}
+
+// Predicted (power + margin, time) for every candidate, observed values for profiled ones.
+QVector<TradeoffPoint> hybridPoints(const ProfilingOracle &oracle, const ModePredictions &predicted,
+                                    double sigmas)
+{
+    const TrainingData &candidates = oracle.candidates();
+    QVector<TradeoffPoint> points;
+    points.reserve(candidates.size());
+    for (int row = 0; row < candidates.size(); ++row) {
+        if (oracle.profiled().contains(row)) {
+            points.append({row, candidates.powerW[row], candidates.timeMs[row]});
+        } else {
+            const double power = predicted.powerW[row] + sigmas * predicted.powerStdW[row];
+            points.append({row, power, predicted.timeMs[row]});
+        }
+    }
+    return points;
+}
+
+}  // namespace
+
+QString ModelStrategy::name() const
+{
+    switch (m_kind) {
+    case Kind::Scratch:
+        return QStringLiteral("nn");
+    case Kind::Transfer:
+        return QStringLiteral("pt");
+    case Kind::SafeTransfer:
+        return QStringLiteral("safe");
+    }
+    return {};
+}
+
+static QList<int> sortedProfiled(const ProfilingOracle &oracle)
+{
+    QList<int> rows = oracle.profiled().values();
+    std::sort(rows.begin(), rows.end());  // QSet's order changes from run to run
+    return rows;
+}
+
+// Profiles `count` modes spread evenly along a front, skipping those already profiled.
+static void profileAlong(ProfilingOracle &oracle, const QVector<TradeoffPoint> &front, int count)
+{
+    QVector<int> fresh;
+    for (const TradeoffPoint &p : front) {
+        if (!oracle.profiled().contains(p.mode))
+            fresh.append(p.mode);
+    }
+    count = std::min(count, int(fresh.size()));
+    for (int k = 0; k < count; ++k)
+        oracle.profile(
+            fresh[std::min<int>(int((k + 0.5) * fresh.size() / count), fresh.size() - 1)]);
+}
+
+Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyContext &context,
+                                    std::mt19937_64 &rng)
+{
+    const int total = context.samples;
+    const ModePredictions reference = context.reference->predict(oracle.candidates().modes);
+    profileAlong(oracle, ParetoFront(hybridPoints(oracle, reference, 0)).powerTime(),
+                 int(total * kReferenceFrontShare));
+    const int firstStage = std::max(3, int(total * (kReferenceFrontShare + kRandomShare)));
+    for (int row : randomRows(oracle.candidates().size(), oracle.candidates().size(), rng)) {
+        if (oracle.profiledCount() >= firstStage)
+            break;
+        oracle.profile(row);
+    }
+    for (int round = 0;; ++round) {
+        Expected<PowerModel> model = context.reference->transfer(
+            context.deviceKind, context.deviceKind, QStringLiteral("target"),
+            observedSubset(oracle, sortedProfiled(oracle)), context.seed, true);
+        if (!model)
+            return Status::failure(model.error(), model.errorKind());
+        m_model.emplace(std::move(model).value());
+        const int remaining = total - oracle.profiledCount();
+        if (round == kActiveRounds || remaining <= 0)
+            return {};
+        const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
+        const int batch = (remaining + (kActiveRounds - round) - 1) / (kActiveRounds - round);
+        profileAlong(oracle, ParetoFront(hybridPoints(oracle, predicted, 0)).powerTime(), batch);
+    }
+}
+
+Status ModelStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &context)
+{
+    std::mt19937_64 rng(context.seed);
+    if (m_kind == Kind::Scratch) {
+        for (int row : randomRows(oracle.candidates().size(), context.samples, rng))
+            oracle.profile(row);
+        Expected<PowerModel> model =
+            PowerModel::train(context.deviceKind, context.deviceKind, QStringLiteral("target"),
+                              observedSubset(oracle, sortedProfiled(oracle)), QStringLiteral("nn"),
+                              QStringLiteral("default"), context.seed);
+        if (!model)
+            return Status::failure(model.error(), model.errorKind());
+        m_model.emplace(std::move(model).value());
+    } else {
+        if (!context.reference)
+            return Status::failure(QStringLiteral("%1 needs a reference model").arg(name()));
+        if (Status status = profileGuided(oracle, context, rng); !status)
+            return status;
+    }
+    const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
+    m_front = ParetoFront(
+        hybridPoints(oracle, predicted, m_kind == Kind::SafeTransfer ? kSafetySigmas : 0));
+    return {};
+}
+
+Pick ModelStrategy::choose(double powerBudgetW, ProfilingOracle &)
+{
+    return pickFrom(m_front.fastestWithin(powerBudgetW));
+}
+
+Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &context)
+{
+    std::mt19937_64 rng(context.seed);
+    for (int row : randomRows(oracle.candidates().size(), kInitialModes, rng))
+        oracle.profile(row);
+    while (oracle.profiledCount() < kMaxModes) {
+        const QList<int> rows = sortedProfiled(oracle);
+        Expected<PowerModel> model =
+            PowerModel::train(context.deviceKind, context.deviceKind, QStringLiteral("target"),
+                              observedSubset(oracle, rows), QStringLiteral("nn"),
+                              QStringLiteral("default"), context.seed + rows.size());
+        if (!model)
+            return Status::failure(model.error(), model.errorKind());
+        const ModePredictions predicted = model->predict(oracle.candidates().modes);
+        QVector<TradeoffPoint> fresh;
+        for (const TradeoffPoint &p : ParetoFront(hybridPoints(oracle, predicted, 0)).powerTime()) {
+            if (!oracle.profiled().contains(p.mode))
+                fresh.append(p);
+        }
+        if (fresh.isEmpty())
+            break;
+        // The most uncertain first: they teach the model the most about the front.
+        std::sort(fresh.begin(), fresh.end(),
+                  [&predicted](const TradeoffPoint &a, const TradeoffPoint &b) {
+                      return predicted.timeStdMs[a.mode] / predicted.timeMs[a.mode] >
+                          predicted.timeStdMs[b.mode] / predicted.timeMs[b.mode];
+                  });
+        const int room = std::min(kBatch, kMaxModes - oracle.profiledCount());
+        for (int i = 0; i < std::min(room, int(fresh.size())); ++i)
+            oracle.profile(fresh[i].mode);
+    }
+    QVector<TradeoffPoint> observed;
+    for (int row : sortedProfiled(oracle))
+        observed.append({row, oracle.candidates().powerW[row], oracle.candidates().timeMs[row]});
+    m_front = ParetoFront(observed);
+    return {};
+}
+
+Pick ActiveLearningStrategy::choose(double powerBudgetW, ProfilingOracle &)
+{
+    return pickFrom(m_front.fastestWithin(powerBudgetW));
+}
+
+}  // namespace ptwb
