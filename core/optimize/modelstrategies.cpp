@@ -1,6 +1,7 @@
 #include "optimize/modelstrategies.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ptwb {
 
@@ -148,11 +149,14 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
         if (fresh.isEmpty())
             break;
         // The most uncertain first: they teach the model the most about the front.
-        std::sort(fresh.begin(), fresh.end(),
-                  [&predicted](const TradeoffPoint &a, const TradeoffPoint &b) {
-                      return predicted.timeStdMs[a.mode] / predicted.timeMs[a.mode] >
-                          predicted.timeStdMs[b.mode] / predicted.timeMs[b.mode];
-                  });
+        const auto uncertainty = [&predicted](const TradeoffPoint &p) {
+            const double relative = predicted.timeStdMs[p.mode] / predicted.timeMs[p.mode];
+            return std::isfinite(relative) ? relative : 0.0;
+        };
+        std::stable_sort(fresh.begin(), fresh.end(),
+                         [&uncertainty](const TradeoffPoint &a, const TradeoffPoint &b) {
+                             return uncertainty(a) > uncertainty(b);
+                         });
         const int room = std::min(kBatch, kMaxModes - oracle.profiledCount());
         for (int i = 0; i < std::min(room, int(fresh.size())); ++i)
             oracle.profile(fresh[i].mode);

@@ -2,6 +2,9 @@
 
 #include <QVector>
 
+#include <algorithm>
+#include <cmath>
+
 #include <optional>
 
 namespace ptwb {
@@ -26,7 +29,8 @@ struct BudgetAnswer
 
 // Pareto fronts over (power, time), (power, energy) and (time, energy), built in O(n log n), and
 // budget queries in O(log n) on them. Minimising both coordinates; among exact duplicates the
-// mode listed first is kept.
+// mode listed first is kept. Points with a non-finite or negative coordinate (a model that
+// diverged) are left out rather than allowed to break the ordering.
 class ParetoFront
 {
 public:

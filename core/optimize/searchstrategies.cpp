@@ -160,6 +160,14 @@ Pick BinarySearchStrategy::choose(double powerBudgetW, ProfilingOracle &oracle)
     const int order[] = {static_cast<int>(Dimension::Gpu), static_cast<int>(Dimension::Emc),
                          static_cast<int>(Dimension::Cpu), static_cast<int>(Dimension::Cores)};
     for (int d : order) {
+        if (current[d] + 1 >= size(oracle, d))
+            continue;
+        // Power rises with every knob: when one step up does not fit, no higher one does.
+        Position up = current;
+        up[d] += 1;
+        if (!fits(up))
+            continue;
+        current = up;
         int lowIndex = current[d] + 1;
         int highIndex = size(oracle, d) - 1;
         while (lowIndex <= highIndex) {
@@ -216,6 +224,18 @@ Pick GradientDescentStrategy::choose(double powerBudgetW, ProfilingOracle &oracl
         return bestObserved(seen, powerBudgetW);
     while (m_tries < kMaxProfiles) {
         bool moved = false;
+        if (here->powerW > powerBudgetW) {
+            // Over budget: power rises with every knob, so its descent direction lowers all.
+            Position down = current;
+            for (int d = 0; d < kDimensionCount; ++d)
+                down[d] = std::max(0, current[d] - step[d]);
+            const std::optional<TradeoffPoint> point = down == current ? std::nullopt : probe(down);
+            if (point && better(*point, *here)) {
+                current = down;
+                here = point;
+                continue;
+            }
+        }
         for (int d = 0; d < kDimensionCount && !moved; ++d) {
             for (int direction : {+1, -1}) {
                 Position next = current;

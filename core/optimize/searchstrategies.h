@@ -68,9 +68,10 @@ private:
 };
 
 // Gradient descent over the mode dimensions (our reading of Fulcrum's GMD), per budget: a
-// pattern search on the grid indices from the middle mode, moving to the neighbour (a step of
-// s along one dimension) that improves "fits, then faster; else less power", halving s when
-// no neighbour improves, within a budget of 15 profiled modes.
+// pattern search on the grid indices from the middle mode: over budget, first a step down along
+// every dimension at once (power's descent direction); then to the first neighbour (a step of s
+// along one dimension) that improves "fits, then faster; else less power"; halving s when
+// nothing improves; within a budget of 15 profiled modes.
 class GradientDescentStrategy : public Strategy
 {
 public:
