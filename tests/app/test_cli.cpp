@@ -17,9 +17,10 @@ const QByteArray kGood = kHeader +
 
 QStringList commands()
 {
-    return {QStringLiteral("import"),   QStringLiteral("export"),  QStringLiteral("workloads"),
-            QStringLiteral("modes"),    QStringLiteral("bench"),   QStringLiteral("train"),
-            QStringLiteral("transfer"), QStringLiteral("predict"), QStringLiteral("models")};
+    return {QStringLiteral("import"),    QStringLiteral("export"),  QStringLiteral("workloads"),
+            QStringLiteral("modes"),     QStringLiteral("bench"),   QStringLiteral("train"),
+            QStringLiteral("transfer"),  QStringLiteral("predict"), QStringLiteral("models"),
+            QStringLiteral("recommend"), QStringLiteral("pareto"),  QStringLiteral("evaluate")};
 }
 
 }  // namespace
@@ -339,6 +340,103 @@ private Q_SLOTS:
         QVERIFY2(wrongDevice.err.contains(QStringLiteral("predicts for orin-agx, not for "
                                                          "xavier-agx")),
                  qPrintable(wrongDevice.err));
+    }
+
+    void recommendAndParetoFromMeasurements()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        // MAXN 100 ms at 40 W; a 30 W mode at 150 ms; a 15 W mode at 400 ms; a dominated one.
+        const QString csv = writeTestFile(dir, QStringLiteral("m.csv"),
+                                          "cores,cpu,gpu,mem,observed_time,observed_power\n"
+                                          "12,2201600,1300500000,3199000000,100,40\n"
+                                          "8,1651200,522750000,3199000000,150,30\n"
+                                          "4,1036800,318750000,2133000000,400,15\n"
+                                          "4,1036800,318750000,665600000,500,16\n");
+        QCOMPARE(runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), db,
+                         QStringLiteral("--device"), QStringLiteral("orin-agx"),
+                         QStringLiteral("--workload"), QStringLiteral("w")})
+                     .exitCode,
+                 0);
+        const CliResult within = runCli({QStringLiteral("recommend"), QStringLiteral("--db"), db,
+                                         QStringLiteral("--workload"), QStringLiteral("w"),
+                                         QStringLiteral("--power-budget"), QStringLiteral("35"),
+                                         QStringLiteral("--json")});
+        QCOMPARE(within.exitCode, 0);
+        const QJsonObject pick = QJsonDocument::fromJson(within.out.toUtf8()).object();
+        QCOMPARE(pick.value(QStringLiteral("fits")).toBool(), true);
+        QCOMPARE(pick.value(QStringLiteral("mode")).toString(),
+                 QStringLiteral("8/1651200/522750000/3199000000"));
+        QCOMPARE(pick.value(QStringLiteral("source")).toString(), QStringLiteral("observed"));
+        QCOMPARE(pick.value(QStringLiteral("time_vs_maxn_percent")).toDouble(), 50.0);
+        QCOMPARE(pick.value(QStringLiteral("power_vs_maxn_percent")).toDouble(), -25.0);
+
+        const CliResult time = runCli({QStringLiteral("recommend"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--workload"), QStringLiteral("w"),
+                                       QStringLiteral("--time-budget"), QStringLiteral("450")});
+        QCOMPARE(time.exitCode, 0);
+        QVERIFY2(time.out.startsWith(QStringLiteral("4/1036800/318750000/2133000000")),
+                 qPrintable(time.out));
+
+        const CliResult none = runCli({QStringLiteral("recommend"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--workload"), QStringLiteral("w"),
+                                       QStringLiteral("--power-budget"), QStringLiteral("10")});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY2(none.out.startsWith(QStringLiteral("No mode fits a 10 W budget. The closest is "
+                                                    "4/1036800/318750000/2133000000")),
+                 qPrintable(none.out));
+
+        const CliResult both = runCli({QStringLiteral("recommend"), QStringLiteral("--db"), db,
+                                       QStringLiteral("--workload"), QStringLiteral("w"),
+                                       QStringLiteral("--power-budget"), QStringLiteral("10"),
+                                       QStringLiteral("--time-budget"), QStringLiteral("10")});
+        QCOMPARE(both.exitCode, 2);
+
+        const CliResult pareto = runCli({QStringLiteral("pareto"), QStringLiteral("--db"), db,
+                                         QStringLiteral("--workload"), QStringLiteral("w")});
+        QCOMPARE(pareto.exitCode, 0);
+        QCOMPARE(pareto.out,
+                 QStringLiteral("cores,cpu,gpu,mem,time_ms,power_w,energy_j,source\n"
+                                "4,1036800,318750000,2133000000,400,15,6,observed\n"
+                                "8,1651200,522750000,3199000000,150,30,4.5,observed\n"
+                                "12,2201600,1300500000,3199000000,100,40,4,observed\n"));
+    }
+
+    void evaluateJsonContract()
+    {
+        const QString mobilenet = sharedDataFile(QStringLiteral("mobilenetv3_gld23k_train.csv"));
+        PTWB_REQUIRE_SHARED_DATA(mobilenet);
+        const CliResult result =
+            runCli({QStringLiteral("evaluate"), QStringLiteral("--target"), mobilenet,
+                    QStringLiteral("--strategies"), QStringLiteral("optimal,maxn,nvp,rnd,bs,gmd"),
+                    QStringLiteral("--repeats"), QStringLiteral("2"), QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 0);
+        const QStringList lines = result.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 6);
+        QStringList strategies;
+        for (const QString &line : lines) {
+            const QJsonObject object = QJsonDocument::fromJson(line.toUtf8()).object();
+            for (const char *key :
+                 {"strategy", "profiled", "time_penalty_median", "excess_power_area", "al", "al1"})
+                QVERIFY2(object.contains(QLatin1String(key)), qPrintable(line));
+            strategies.append(object.value(QStringLiteral("strategy")).toString());
+            if (strategies.last() == QLatin1String("optimal")) {
+                QCOMPARE(object.value(QStringLiteral("time_penalty_median")).toDouble(), 0.0);
+                QCOMPARE(object.value(QStringLiteral("al1")).toDouble(), 0.0);
+            }
+            if (strategies.last() == QLatin1String("maxn"))
+                QCOMPARE(object.value(QStringLiteral("profiled")).toDouble(), 1.0);
+        }
+        QCOMPARE(
+            strategies,
+            (QStringList {QStringLiteral("optimal"), QStringLiteral("maxn"), QStringLiteral("nvp"),
+                          QStringLiteral("rnd"), QStringLiteral("bs"), QStringLiteral("gmd")}));
+        const CliResult needsReference =
+            runCli({QStringLiteral("evaluate"), QStringLiteral("--target"), mobilenet,
+                    QStringLiteral("--strategies"), QStringLiteral("pt")});
+        QCOMPARE(needsReference.exitCode, 2);
+        QCOMPARE(needsReference.err.trimmed(),
+                 QStringLiteral("pt and safe need --reference REF.csv"));
     }
 
     void exportErrors()

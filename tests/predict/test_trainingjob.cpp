@@ -29,7 +29,8 @@ private Q_SLOTS:
         request.config.epochs = 5;
         QVERIFY(job.start(request));
         QVERIFY(!job.start(request));  // one job at a time
-        QVERIFY(finished.wait(60000));
+        // QTRY, not wait(): the signal may come from the worker before wait() would start.
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
 
         // time: 2 members x 5 epochs, then power: the same.
         QCOMPARE(seen.size(), 20);
@@ -69,7 +70,7 @@ private Q_SLOTS:
         request.config = quickConfig();
         request.config.epochs = 1000;  // minutes, were it not cancelled
         QVERIFY(job.start(request));
-        QVERIFY(cancelled.wait(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 60000);
         QVERIFY(finished.isEmpty());
         // The epoch under way when cancel() ran may still report; no later one does.
         QVERIFY2(afterCancel <= 1, qPrintable(QString::number(afterCancel)));
@@ -87,7 +88,7 @@ private Q_SLOTS:
         request.data = syntheticData(3, 1);
         request.config = quickConfig();
         QVERIFY(job.start(request));
-        QVERIFY(failed.wait(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
         QCOMPARE(failed.first().first().toString(),
                  QStringLiteral("workload 'few': training needs at least 8 profiled modes; got 3"));
     }
