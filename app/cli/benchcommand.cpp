@@ -1,5 +1,6 @@
 #include "benchcommand.h"
 
+#include "optimize/paretofront.h"
 #include "predict/accuracybench.h"
 #include "store/importer.h"
 
@@ -253,13 +254,31 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
 
     const ModeSpace space(DeviceSpec::builtin(kind).value());
     QVector<double> predictSeconds;
+    Expected<ModePredictions> predictions = Expected<ModePredictions>::failure(QString());
     for (int i = 0; i < repeats; ++i) {
         timer.restart();
-        const Expected<ModePredictions> predictions = transferred->predict(space);
+        predictions = transferred->predict(space);
         predictSeconds.append(timer.nsecsElapsed() / 1e9);
         if (!predictions)
             return output.fail(predictions.error(), predictions.errorKind());
     }
+
+    // The front of every predicted mode and 1,000 power-budget queries across its range.
+    QVector<TradeoffPoint> points;
+    for (int i = 0; i < predictions->timeMs.size(); ++i)
+        points.append({i, predictions->powerW[i], predictions->timeMs[i]});
+    const auto [lowest, highest] =
+        std::minmax_element(predictions->powerW.cbegin(), predictions->powerW.cend());
+    QVector<double> frontSeconds;
+    int fitting = 0;
+    for (int i = 0; i < repeats; ++i) {
+        timer.restart();
+        const ParetoFront front(points);
+        for (int q = 0; q < 1000; ++q)
+            fitting += front.fastestWithin(*lowest + (*highest - *lowest) * q / 999.0)->fits;
+        frontSeconds.append(timer.nsecsElapsed() / 1e9);
+    }
+    const double frontMedian = Quartiles::of(frontSeconds).median;
     const double transferMedian = Quartiles::of(transferSeconds).median;
     const double predictMedian = Quartiles::of(predictSeconds).median;
     if (output.json()) {
@@ -270,6 +289,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
                        {QStringLiteral("transfer_seconds_median"), transferMedian},
                        {QStringLiteral("predict_modes"), space.size()},
                        {QStringLiteral("predict_seconds_median"), predictMedian},
+                       {QStringLiteral("front_and_1000_queries_seconds_median"), frontMedian},
                        {QStringLiteral("peak_memory_mib"), peakMemoryMiB()}});
     } else {
         output.line(QStringLiteral("reference training, %1 modes, time and power models: %2 s")
@@ -284,6 +304,11 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
                         .arg(space.size())
                         .arg(kind)
                         .arg(predictMedian * 1000, 0, 'f', 1)
+                        .arg(repeats));
+        output.line(QStringLiteral("Pareto front of the %1 predicted modes and 1,000 budget "
+                                   "queries: median %2 ms over %3 runs")
+                        .arg(points.size())
+                        .arg(frontMedian * 1000, 0, 'f', 2)
                         .arg(repeats));
         output.line(QStringLiteral("peak resident memory: %1 MiB").arg(peakMemoryMiB(), 0, 'f', 0));
     }
