@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 
 #include <QJsonDocument>
 
@@ -85,6 +86,27 @@ Expected<TrainingData> readTrainingData(const QString &path, const QString &devi
     if (!parsed)
         return Expected<TrainingData>::failure(parsed.error(), parsed.errorKind());
     return TrainingData::fromMeasurements(parsed->rows);
+}
+
+int writeOutput(Output &output, const QString &path, const QByteArray &data)
+{
+    if (path == QLatin1String("-")) {
+        output.out() << QString::fromUtf8(data);
+        output.out().flush();
+        return kExitOk;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit()) {
+        return output.fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()),
+                           ErrorKind::Failed);
+    }
+    return kExitOk;
+}
+
+void appendModeColumns(QByteArray &out, const PowerMode &mode)
+{
+    out += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ',' +
+        QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ',';
 }
 
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "modes/powermode.h"
 #include "util/expected.h"
 
 #include <QCommandLineParser>
@@ -9,7 +10,7 @@
 namespace ptwb {
 class Store;
 struct TrainingData;
-}
+}  // namespace ptwb
 
 namespace ptwb::cli {
 
@@ -67,6 +68,11 @@ QString dbPath(const QCommandLineParser &parser);
 Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const QString &requested);
 // A measurement file (PowerTrain CSV) of a device kind, reduced to one row per mode.
 Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind);
+// Writes `data` to `path` (replacing a file only once the new one is complete), or to standard
+// output for "-". Returns the exit code, having reported a failure.
+int writeOutput(Output &output, const QString &path, const QByteArray &data);
+// "cores,cpu,gpu,mem," of a mode, the leading columns of every CSV the commands write.
+void appendModeColumns(QByteArray &out, const PowerMode &mode);
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,
                     int *exitCode);
 

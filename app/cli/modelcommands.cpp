@@ -2,12 +2,10 @@
 
 #include "predict/powermodel.h"
 #include "store/store.h"
+#include "util/numbertext.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
-#include <QSaveFile>
-
-#include <charconv>
 
 namespace ptwb::cli {
 
@@ -113,13 +111,6 @@ bool parseSeed(const QCommandLineParser &parser, quint64 *seed)
     bool ok = false;
     *seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
     return ok;
-}
-
-void appendNumber(QByteArray &out, double value)
-{
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, int(result.ptr - buffer));
 }
 
 }  // namespace
@@ -334,29 +325,19 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
     QByteArray csv = "cores,cpu,gpu,mem,predicted_time,predicted_power,time_std,power_std\n";
     csv.reserve(space->size() * 100);
     for (qint64 i = 0; i < space->size(); ++i) {
-        const PowerMode mode = space->mode(i);
-        csv += QByteArray::number(mode.cores) + ',' + QByteArray::number(mode.cpuKHz) + ',' +
-            QByteArray::number(mode.gpuHz) + ',' + QByteArray::number(mode.emcHz) + ',';
-        appendNumber(csv, predicted->timeMs[i]);
+        appendModeColumns(csv, space->mode(i));
+        appendShortest(csv, predicted->timeMs[i]);
         csv += ',';
-        appendNumber(csv, predicted->powerW[i]);
+        appendShortest(csv, predicted->powerW[i]);
         csv += ',';
-        appendNumber(csv, predicted->timeStdMs[i]);
+        appendShortest(csv, predicted->timeStdMs[i]);
         csv += ',';
-        appendNumber(csv, predicted->powerStdW[i]);
+        appendShortest(csv, predicted->powerStdW[i]);
         csv += '\n';
     }
     const QString outPath = parser.value(QStringLiteral("out"));
-    if (outPath == QLatin1String("-")) {
-        output.out() << QString::fromUtf8(csv);
-        output.out().flush();
-        return kExitOk;
-    }
-    QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit()) {
-        return output.fail(QStringLiteral("%1: cannot write: %2").arg(outPath, file.errorString()),
-                           ErrorKind::Failed);
-    }
+    if (const int code = writeOutput(output, outPath, csv); code != kExitOk || outPath == "-")
+        return code;
     output.err() << QStringLiteral("predicted %1 modes of %2 with model %3 into %4")
                         .arg(space->size())
                         .arg(kind)

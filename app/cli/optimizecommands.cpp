@@ -2,11 +2,9 @@
 
 #include "optimize/evaluation.h"
 #include "store/store.h"
+#include "util/numbertext.h"
 
 #include <QJsonObject>
-#include <QSaveFile>
-
-#include <charconv>
 
 namespace ptwb::cli {
 
@@ -83,13 +81,6 @@ QString percent(double value)
     return QStringLiteral("%1%2 %")
         .arg(value >= 0 ? QStringLiteral("+") : QString())
         .arg(value, 0, 'f', 1);
-}
-
-void appendNumber(QByteArray &out, double value)
-{
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, int(result.ptr - buffer));
 }
 
 }  // namespace
@@ -260,26 +251,17 @@ int ParetoCommand::run(const QCommandLineParser &parser, Output &output) const
     }
     QByteArray csv = "cores,cpu,gpu,mem,time_ms,power_w,energy_j,source\n";
     for (const TradeoffPoint &p : front.powerTime()) {
-        const PowerMode &m = found->data.modes[p.mode];
-        csv += QByteArray::number(m.cores) + ',' + QByteArray::number(m.cpuKHz) + ',' +
-            QByteArray::number(m.gpuHz) + ',' + QByteArray::number(m.emcHz) + ',';
-        appendNumber(csv, p.timeMs);
+        appendModeColumns(csv, found->data.modes[p.mode]);
+        appendShortest(csv, p.timeMs);
         csv += ',';
-        appendNumber(csv, p.powerW);
+        appendShortest(csv, p.powerW);
         csv += ',';
-        appendNumber(csv, p.energy() / 1000);
+        appendShortest(csv, p.energy() / 1000);
         csv += found->observed[p.mode] ? ",observed\n" : ",predicted\n";
     }
     const QString outPath = parser.value(QStringLiteral("out"));
-    if (outPath == QLatin1String("-")) {
-        output.out() << QString::fromUtf8(csv);
-        output.out().flush();
-        return kExitOk;
-    }
-    QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit())
-        return output.fail(QStringLiteral("%1: cannot write: %2").arg(outPath, file.errorString()),
-                           ErrorKind::Failed);
+    if (const int code = writeOutput(output, outPath, csv); code != kExitOk || outPath == "-")
+        return code;
     output.err()
         << QStringLiteral("%1 front modes written to %2").arg(front.powerTime().size()).arg(outPath)
         << Qt::endl;

@@ -5,7 +5,6 @@
 #include "store/store.h"
 
 #include <QJsonArray>
-#include <QSaveFile>
 
 namespace ptwb::cli {
 
@@ -110,17 +109,8 @@ int ExportCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(rows.error(), ErrorKind::Failed);
     const QByteArray csv = MeasurementCsv::write(*rows);
     const QString outPath = parser.value(QStringLiteral("out"));
-    if (outPath == QLatin1String("-")) {
-        output.out() << QString::fromUtf8(csv);
-        output.out().flush();
-        return kExitOk;
-    }
-    // QSaveFile: an existing file is replaced only once the new one is complete.
-    QSaveFile file(outPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit()) {
-        return output.fail(QStringLiteral("%1: cannot write: %2").arg(outPath, file.errorString()),
-                           ErrorKind::Failed);
-    }
+    if (const int code = writeOutput(output, outPath, csv); code != kExitOk || outPath == "-")
+        return code;
     if (output.json()) {
         output.object({{QStringLiteral("file"), outPath},
                        {QStringLiteral("device"), device},

@@ -1,10 +1,11 @@
 #include "store/measurementcsv.h"
 
+#include "util/numbertext.h"
+
 #include <QSet>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 
 namespace ptwb::MeasurementCsv {
@@ -227,23 +228,6 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
     return parsed;
 }
 
-namespace {
-
-// Shortest text that reads back to the same double, spelled as Python's repr() spells it
-// (the published files were written by Python): a whole number keeps its ".0".
-void appendNumber(QByteArray &out, double value)
-{
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    const QByteArrayView text(buffer, result.ptr - buffer);
-    out.append(text);
-    if (std::all_of(text.begin(), text.end(),
-                    [](char c) { return (c >= '0' && c <= '9') || c == '-'; }))
-        out.append(".0");
-}
-
-}  // namespace
-
 QByteArray write(const QVector<Measurement> &rows)
 {
     QByteArray out = columnList().toUtf8() + '\n';
@@ -253,9 +237,9 @@ QByteArray write(const QVector<Measurement> &rows)
         out.append(QByteArray::number(m.mode.cpuKHz)).append(',');
         out.append(QByteArray::number(m.mode.gpuHz)).append(',');
         out.append(QByteArray::number(m.mode.emcHz)).append(',');
-        appendNumber(out, m.timeMs);
+        appendShortest(out, m.timeMs);
         out.append(',');
-        appendNumber(out, m.powerW);
+        appendShortest(out, m.powerW);
         out.append('\n');
     }
     return out;

@@ -397,9 +397,9 @@ private Q_SLOTS:
         QCOMPARE(pareto.exitCode, 0);
         QCOMPARE(pareto.out,
                  QStringLiteral("cores,cpu,gpu,mem,time_ms,power_w,energy_j,source\n"
-                                "4,1036800,318750000,2133000000,400,15,6,observed\n"
-                                "8,1651200,522750000,3199000000,150,30,4.5,observed\n"
-                                "12,2201600,1300500000,3199000000,100,40,4,observed\n"));
+                                "4,1036800,318750000,2133000000,400.0,15.0,6.0,observed\n"
+                                "8,1651200,522750000,3199000000,150.0,30.0,4.5,observed\n"
+                                "12,2201600,1300500000,3199000000,100.0,40.0,4.0,observed\n"));
     }
 
     void evaluateJsonContract()
