@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <random>
 
 namespace ptwb::cli {
@@ -25,6 +26,34 @@ QJsonObject quartiles(const Quartiles &q)
     return {{QStringLiteral("median"), q.median},
             {QStringLiteral("q1"), q.q1},
             {QStringLiteral("q3"), q.q3}};
+}
+
+struct Workloads
+{
+    TrainingData reference;
+    TrainingData target;
+};
+
+// --reference and --target, both required; reports what is wrong and sets the exit code.
+std::optional<Workloads> readWorkloads(const QCommandLineParser &parser, Output &output,
+                                       int *exitCode)
+{
+    if (!requireOptions(parser, {QStringLiteral("reference"), QStringLiteral("target")}, output,
+                        exitCode)) {
+        return std::nullopt;
+    }
+    const QString kind = parser.value(QStringLiteral("device"));
+    Workloads out;
+    for (const auto &[option, data] : {std::pair {QStringLiteral("reference"), &out.reference},
+                                       std::pair {QStringLiteral("target"), &out.target}}) {
+        Expected<TrainingData> read = readTrainingData(parser.value(option), kind);
+        if (!read) {
+            *exitCode = output.fail(read.error(), read.errorKind());
+            return std::nullopt;
+        }
+        *data = std::move(read).value();
+    }
+    return out;
 }
 
 double peakMemoryMiB()
@@ -130,19 +159,12 @@ int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) co
 int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) const
 {
     int exitCode = kExitOk;
-    if (!requireOptions(parser, {QStringLiteral("reference"), QStringLiteral("target")}, output,
-                        &exitCode)) {
+    const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
+    if (!read)
         return exitCode;
-    }
     const QString kind = parser.value(QStringLiteral("device"));
-    const Expected<TrainingData> reference =
-        readTrainingData(parser.value(QStringLiteral("reference")), kind);
-    if (!reference)
-        return output.fail(reference.error(), reference.errorKind());
-    const Expected<TrainingData> target =
-        readTrainingData(parser.value(QStringLiteral("target")), kind);
-    if (!target)
-        return output.fail(target.error(), target.errorKind());
+    const TrainingData *reference = &read->reference;
+    const TrainingData *target = &read->target;
 
     AccuracyBenchOptions options;
     options.samples.clear();
@@ -208,19 +230,12 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
 int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) const
 {
     int exitCode = kExitOk;
-    if (!requireOptions(parser, {QStringLiteral("reference"), QStringLiteral("target")}, output,
-                        &exitCode)) {
+    const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
+    if (!read)
         return exitCode;
-    }
     const QString kind = parser.value(QStringLiteral("device"));
-    const Expected<TrainingData> reference =
-        readTrainingData(parser.value(QStringLiteral("reference")), kind);
-    if (!reference)
-        return output.fail(reference.error(), reference.errorKind());
-    const Expected<TrainingData> target =
-        readTrainingData(parser.value(QStringLiteral("target")), kind);
-    if (!target)
-        return output.fail(target.error(), target.errorKind());
+    const TrainingData *reference = &read->reference;
+    const TrainingData *target = &read->target;
     bool ok = false;
     const int repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
     if (!ok || repeats < 1)
