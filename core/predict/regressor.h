@@ -1,7 +1,7 @@
 #pragma once
 
-// The prediction engine's boundary: no Qt and no torch in this header. Everything that touches
-// libtorch lives in regressor.cpp (parsing torch/torch.h costs ~20 s per file).
+// The prediction engine's boundary: no Qt and no torch in this header. The libtorch code lives in
+// engine.cpp, built as a module that regressor.cpp loads on first use (see engineapi.h).
 
 #include <array>
 #include <cstdint>
