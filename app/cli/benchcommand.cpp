@@ -163,8 +163,8 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     if (!read)
         return exitCode;
     const QString kind = parser.value(QStringLiteral("device"));
-    const TrainingData *reference = &read->reference;
-    const TrainingData *target = &read->target;
+    const TrainingData &reference = read->reference;
+    const TrainingData &target = read->target;
 
     AccuracyBenchOptions options;
     options.samples.clear();
@@ -185,7 +185,7 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     options.methods = parser.value(QStringLiteral("methods")).split(QLatin1Char(','));
     options.configs = parser.value(QStringLiteral("configs")).split(QLatin1Char(','));
 
-    const AccuracyBench bench(*reference, *target, kind, options);
+    const AccuracyBench bench(reference, target, kind, options);
     if (!output.json()) {
         output.line(QStringLiteral("%1 %2 %3  %4  %5  %6")
                         .arg(QStringLiteral("method"), -12)
@@ -234,8 +234,8 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     if (!read)
         return exitCode;
     const QString kind = parser.value(QStringLiteral("device"));
-    const TrainingData *reference = &read->reference;
-    const TrainingData *target = &read->target;
+    const TrainingData &reference = read->reference;
+    const TrainingData &target = read->target;
     bool ok = false;
     const int repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
     if (!ok || repeats < 1)
@@ -244,17 +244,17 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     QElapsedTimer timer;
     timer.start();
     const Expected<PowerModel> model =
-        PowerModel::train(kind, kind, QStringLiteral("reference"), *reference,
+        PowerModel::train(kind, kind, QStringLiteral("reference"), reference,
                           QStringLiteral("reference"), QStringLiteral("default"), 0);
     if (!model)
         return output.fail(model.error(), model.errorKind());
     const double trainSeconds = timer.nsecsElapsed() / 1e9;
 
-    QVector<int> order(target->size());
+    QVector<int> order(target.size());
     std::iota(order.begin(), order.end(), 0);
     std::mt19937_64 rng(1);
     std::shuffle(order.begin(), order.end(), rng);
-    const TrainingData fifty = target->subset(order.mid(0, 50));
+    const TrainingData fifty = target.subset(order.mid(0, 50));
     QVector<double> transferSeconds;
     std::optional<PowerModel> transferred;
     for (int i = 0; i < repeats; ++i) {
@@ -298,7 +298,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     const double predictMedian = Quartiles::of(predictSeconds).median;
     if (output.json()) {
         output.object({{QStringLiteral("bench"), QStringLiteral("speed")},
-                       {QStringLiteral("reference_modes"), reference->size()},
+                       {QStringLiteral("reference_modes"), reference.size()},
                        {QStringLiteral("reference_train_seconds"), trainSeconds},
                        {QStringLiteral("transfer_modes"), fifty.size()},
                        {QStringLiteral("transfer_seconds_median"), transferMedian},
@@ -308,7 +308,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
                        {QStringLiteral("peak_memory_mib"), peakMemoryMiB()}});
     } else {
         output.line(QStringLiteral("reference training, %1 modes, time and power models: %2 s")
-                        .arg(reference->size())
+                        .arg(reference.size())
                         .arg(trainSeconds, 0, 'f', 2));
         output.line(QStringLiteral("transfer from %1 modes, both models: median %2 s over %3 runs")
                         .arg(fifty.size())

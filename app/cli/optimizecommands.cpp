@@ -68,6 +68,17 @@ Expected<Candidates> candidates(Store &store, const QString &workload, const QSt
     return out;
 }
 
+// The candidates of the command line's --db, --workload, --device and --observed-only.
+Expected<Candidates> candidatesFor(const QCommandLineParser &parser)
+{
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return Expected<Candidates>::failure(store.error(), store.errorKind());
+    return candidates(**store, parser.value(QStringLiteral("workload")),
+                      parser.value(QStringLiteral("device")),
+                      parser.isSet(QStringLiteral("observed-only")));
+}
+
 QVector<TradeoffPoint> points(const TrainingData &data)
 {
     QVector<TradeoffPoint> out;
@@ -128,12 +139,7 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
     if (objective != QLatin1String("time") && objective != QLatin1String("energy"))
         return output.badUsage(QStringLiteral("--objective: expected time or energy"));
 
-    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
-    if (!store)
-        return output.fail(store.error(), store.errorKind());
-    const Expected<Candidates> found = candidates(**store, parser.value(QStringLiteral("workload")),
-                                                  parser.value(QStringLiteral("device")),
-                                                  parser.isSet(QStringLiteral("observed-only")));
+    const Expected<Candidates> found = candidatesFor(parser);
     if (!found)
         return output.fail(found.error(), found.errorKind());
     const ParetoFront front(points(found->data));
@@ -229,12 +235,7 @@ int ParetoCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
         return exitCode;
-    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
-    if (!store)
-        return output.fail(store.error(), store.errorKind());
-    const Expected<Candidates> found = candidates(**store, parser.value(QStringLiteral("workload")),
-                                                  parser.value(QStringLiteral("device")),
-                                                  parser.isSet(QStringLiteral("observed-only")));
+    const Expected<Candidates> found = candidatesFor(parser);
     if (!found)
         return output.fail(found.error(), found.errorKind());
     const ParetoFront front(points(found->data));

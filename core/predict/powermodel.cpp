@@ -52,6 +52,30 @@ void useOneThread()
     predict::Regressor::setThreadCount(1);
 }
 
+// Fits the time then the power regressor with `fit(dataset, seed offset, target name)`, turning
+// the engine's exceptions into errors that name the workload.
+template<typename Fit>
+Status fitTimeAndPower(const QString &workload, const TrainingData &data, const QString &what,
+                       Fit fit, predict::Regressor *time, predict::Regressor *power)
+{
+    try {
+        const std::vector<predict::Features> x = featureRows(data.modes);
+        *time =
+            fit(predict::Dataset {x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())},
+                0, QStringLiteral("time"));
+        *power =
+            fit(predict::Dataset {x, std::vector<double>(data.powerW.begin(), data.powerW.end())},
+                1, QStringLiteral("power"));
+    } catch (const predict::Cancelled &) {
+        return Status::failure(QStringLiteral("%1 cancelled").arg(what));
+    } catch (const predict::Error &error) {
+        return Status::failure(
+            QStringLiteral("workload '%1': %2").arg(workload, QString::fromStdString(error.what())),
+            ErrorKind::BadInput);
+    }
+    return {};
+}
+
 }  // namespace
 
 TrainingData TrainingData::fromMeasurements(const QVector<Measurement> &rows)
@@ -123,22 +147,16 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
                                ErrorKind::BadInput);
     useOneThread();
     PowerModel model;
-    try {
-        const std::vector<predict::Features> x = featureRows(data.modes);
-        model.m_time = predict::Regressor::train(
-            config, {x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())}, seed,
-            engineCallbacks(callbacks, QStringLiteral("time")));
-        model.m_power = predict::Regressor::train(
-            config, {x, std::vector<double>(data.powerW.begin(), data.powerW.end())}, seed + 1,
-            engineCallbacks(callbacks, QStringLiteral("power")));
-        model.m_record.featureLayout = featureLayout(config);
-    } catch (const predict::Cancelled &) {
-        return Result::failure(QStringLiteral("training cancelled"));
-    } catch (const predict::Error &error) {
-        return Result::failure(
-            QStringLiteral("workload '%1': %2").arg(workload, QString::fromStdString(error.what())),
-            ErrorKind::BadInput);
-    }
+    const Status fitted = fitTimeAndPower(
+        workload, data, QStringLiteral("training"),
+        [&](const predict::Dataset &dataset, int offset, const QString &target) {
+            return predict::Regressor::train(config, dataset, seed + offset,
+                                             engineCallbacks(callbacks, target));
+        },
+        &model.m_time, &model.m_power);
+    if (!fitted)
+        return Result::failure(fitted.error(), fitted.errorKind());
+    model.m_record.featureLayout = featureLayout(config);
     ModelRecord &r = model.m_record;
     r.device = device;
     r.deviceKind = deviceKind;
@@ -165,21 +183,15 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
     }
     useOneThread();
     PowerModel model;
-    try {
-        const std::vector<predict::Features> x = featureRows(data.modes);
-        model.m_time =
-            m_time.transfer({x, std::vector<double>(data.timeMs.begin(), data.timeMs.end())}, seed,
-                            engineCallbacks(callbacks, QStringLiteral("time")));
-        model.m_power =
-            m_power.transfer({x, std::vector<double>(data.powerW.begin(), data.powerW.end())},
-                             seed + 1, engineCallbacks(callbacks, QStringLiteral("power")));
-    } catch (const predict::Cancelled &) {
-        return Result::failure(QStringLiteral("transfer cancelled"));
-    } catch (const predict::Error &error) {
-        return Result::failure(
-            QStringLiteral("workload '%1': %2").arg(workload, QString::fromStdString(error.what())),
-            ErrorKind::BadInput);
-    }
+    const Status fitted = fitTimeAndPower(
+        workload, data, QStringLiteral("transfer"),
+        [&](const predict::Dataset &dataset, int offset, const QString &target) {
+            const predict::Regressor &reference = offset == 0 ? m_time : m_power;
+            return reference.transfer(dataset, seed + offset, engineCallbacks(callbacks, target));
+        },
+        &model.m_time, &model.m_power);
+    if (!fitted)
+        return Result::failure(fitted.error(), fitted.errorKind());
     ModelRecord &r = model.m_record;
     r.device = device;
     r.deviceKind = deviceKind;
