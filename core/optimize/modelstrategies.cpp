@@ -141,8 +141,10 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
         if (!model)
             return Status::failure(model.error(), model.errorKind());
         const ModePredictions predicted = model->predict(oracle.candidates().modes);
+        // Named: a range-for over a temporary's member would iterate freed memory.
+        const ParetoFront front(hybridPoints(oracle, predicted, 0));
         QVector<TradeoffPoint> fresh;
-        for (const TradeoffPoint &p : ParetoFront(hybridPoints(oracle, predicted, 0)).powerTime()) {
+        for (const TradeoffPoint &p : front.powerTime()) {
             if (!oracle.profiled().contains(p.mode))
                 fresh.append(p);
         }

@@ -63,6 +63,14 @@ private:
 template<typename First, typename Second>
 QVector<TradeoffPoint> ParetoFront::front(QVector<TradeoffPoint> points, First first, Second second)
 {
+    // A NaN breaks the strict weak ordering std::stable_sort relies on (undefined behaviour,
+    // seen as modes out of range), so unusable points go before sorting.
+    points.erase(std::remove_if(points.begin(), points.end(),
+                                [&](const TradeoffPoint &p) {
+                                    return !(std::isfinite(first(p)) && first(p) >= 0 &&
+                                             std::isfinite(second(p)) && second(p) >= 0);
+                                }),
+                 points.end());
     std::stable_sort(
         points.begin(), points.end(), [&](const TradeoffPoint &a, const TradeoffPoint &b) {
             return first(a) < first(b) || (first(a) == first(b) && second(a) < second(b));

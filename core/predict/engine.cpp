@@ -107,12 +107,6 @@ void checkFinite(const Dataset &data, const char *what)
     }
 }
 
-torch::Tensor toTensor(const std::vector<double> &values, int64_t rows, int64_t columns)
-{
-    return torch::from_blob(const_cast<double *>(values.data()), {rows, columns}, torch::kFloat64)
-        .clone();
-}
-
 std::map<std::string, torch::Tensor> snapshot(const Mlp &net)
 {
     std::map<std::string, torch::Tensor> state;

@@ -2,6 +2,8 @@
 
 #include <QTest>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 using namespace ptwb;
@@ -155,6 +157,38 @@ private Q_SLOTS:
         QVERIFY(!tooFast->fits);
         QCOMPARE(tooFast->point.mode, 2);
         QVERIFY(!ParetoFront(QVector<TradeoffPoint>()).fastestWithin(30));
+    }
+
+    void unusablePointsAreLeftOut()
+    {
+        // A diverged model predicts NaN, infinity or a negative value for some modes. Before
+        // these were filtered, a NaN inside std::stable_sort could return modes never passed in.
+        const double bad[] = {std::nan(""), std::numeric_limits<double>::infinity(), -3.0};
+        for (quint64 seed = 0; seed < 50; ++seed) {
+            QVector<TradeoffPoint> points = randomPoints(500, seed, seed % 2 == 0);
+            QVector<TradeoffPoint> usable;
+            std::mt19937_64 rng(seed);
+            for (TradeoffPoint &p : points) {
+                const int spoil = int(rng() % 10);  // 0: power, 1: time, 2: both, else none
+                if (spoil <= 2) {
+                    if (spoil != 1)
+                        p.powerW = bad[rng() % 3];
+                    if (spoil != 0)
+                        p.timeMs = bad[rng() % 3];
+                } else {
+                    usable.append(p);
+                }
+            }
+            const ParetoFront front(points);
+            QCOMPARE(modes(front.powerTime()), modes(bruteForce(usable)));
+            for (double budget : {1.0, 20.0, 50.0, 99.0}) {
+                const auto answer = front.lowestEnergyWithinPower(budget);
+                QVERIFY(answer);
+                QVERIFY(std::isfinite(answer->point.energy()));
+            }
+        }
+        const ParetoFront nothingUsable(QVector<TradeoffPoint>(3, {0, std::nan(""), 1}));
+        QVERIFY(nothingUsable.isEmpty());
     }
 };
 
