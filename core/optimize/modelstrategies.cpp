@@ -1,5 +1,7 @@
 #include "optimize/modelstrategies.h"
 
+#include "predict/residualcorrection.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -14,11 +16,26 @@ TrainingData observedSubset(const ProfilingOracle &oracle, const QList<int> &row
     return data;
 }
 
-// Predicted (power + margin, time) for every candidate, observed values for profiled ones.
-QVector<TradeoffPoint> hybridPoints(const ProfilingOracle &oracle, const ModePredictions &predicted,
-                                    double sigmas)
+// Predicted (power + margin, time) for every candidate, observed values for profiled ones;
+// predictions are first corrected near the profiled modes when a correction is given.
+QVector<TradeoffPoint> hybridPoints(const ProfilingOracle &oracle, const ModePredictions &raw,
+                                    double sigmas, const ResidualCorrection *correction = nullptr)
 {
     const TrainingData &candidates = oracle.candidates();
+    ModePredictions predicted;
+    if (correction) {
+        QVector<int> rows;
+        QVector<double> times;
+        QVector<double> powers;
+        for (int row : oracle.profiled()) {
+            rows.append(row);
+            times.append(candidates.timeMs[row]);
+            powers.append(candidates.powerW[row]);
+        }
+        predicted = correction->apply(raw, rows, times, powers);
+    } else {
+        predicted = raw;
+    }
     QVector<TradeoffPoint> points;
     points.reserve(candidates.size());
     for (int row = 0; row < candidates.size(); ++row) {
@@ -72,6 +89,7 @@ Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyConte
                                     std::mt19937_64 &rng)
 {
     const int total = context.samples;
+    m_correction.emplace(oracle.candidates().modes);
     const ModePredictions reference = context.reference->predict(oracle.candidates().modes);
     profileAlong(oracle, ParetoFront(hybridPoints(oracle, reference, 0)).powerTime(),
                  int(total * kReferenceFrontShare));
@@ -93,7 +111,9 @@ Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyConte
             return {};
         const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
         const int batch = (remaining + (kActiveRounds - round) - 1) / (kActiveRounds - round);
-        profileAlong(oracle, ParetoFront(hybridPoints(oracle, predicted, 0)).powerTime(), batch);
+        profileAlong(oracle,
+                     ParetoFront(hybridPoints(oracle, predicted, 0, correctionOrNull())).powerTime(),
+                     batch);
     }
 }
 
@@ -117,8 +137,8 @@ Status ModelStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &co
             return status;
     }
     const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
-    m_front = ParetoFront(
-        hybridPoints(oracle, predicted, m_kind == Kind::SafeTransfer ? kSafetySigmas : 0));
+    m_front = ParetoFront(hybridPoints(
+        oracle, predicted, m_kind == Kind::SafeTransfer ? kSafetySigmas : 0, correctionOrNull()));
     return {};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "optimize/strategy.h"
+#include "predict/residualcorrection.h"
 
 namespace ptwb {
 
@@ -10,7 +11,8 @@ namespace ptwb {
 // - pt: PowerTrain with the N modes chosen, not drawn: 30 % spread along the reference model's
 //   predicted front (the modes that matter for a related workload), 20 % at random (for the
 //   fit), then the other half in 5 rounds along the target's own predicted front, transferring
-//   again after each round. The profiled front modes then anchor the picks with observed values.
+//   again after each round. The profiled front modes then anchor the picks with observed values,
+//   and correct the predictions of the modes around them (ResidualCorrection).
 // - safe: pt, with a mode counted as fitting only when predicted power + kSafetySigmas standard
 //   deviations of the model's own uncertainty stays within the budget.
 class ModelStrategy : public Strategy
@@ -34,8 +36,14 @@ private:
     Status profileGuided(ProfilingOracle &oracle, const StrategyContext &context,
                          std::mt19937_64 &rng);
 
+    const ResidualCorrection *correctionOrNull() const
+    {
+        return m_correction ? &*m_correction : nullptr;
+    }
+
     Kind m_kind;
     ParetoFront m_front;
+    std::optional<ResidualCorrection> m_correction;  // pt and safe only: nn stays the baseline
     std::optional<PowerModel> m_model;
 };
 
