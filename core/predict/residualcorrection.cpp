@@ -75,7 +75,7 @@ ModePredictions ResidualCorrection::apply(const ModePredictions &predicted,
             power += w * a.powerResidual;
         }
         out.timeMs[i] *= std::exp(time / weights);
-        out.powerW[i] *= std::exp(power / weights);
+        out.powerW[i] *= std::exp(std::max(0.0, power / weights));
     }
     return out;
 }

@@ -16,13 +16,16 @@ namespace ptwb {
 // predicted time and power are scaled by a kernel-weighted mean of the profiled modes' log
 // residuals (log observed/predicted), shrunk toward zero by a prior weight:
 //
-//   correction(x) = exp( sum_i w_i(x) r_i / (kPriorWeight + sum_i w_i(x)) ),
+//   c(x) = sum_i w_i(x) r_i / (kPriorWeight + sum_i w_i(x)),
 //   w_i(x) = exp(-|x - x_i|^2 / (2 kLengthScale^2))
 //
-// with x the mode's log features scaled to [0, 1] per dimension over the candidates. Far from
+// with x the mode's log features scaled to [0, 1] per dimension over the candidates. Time is
+// scaled by exp(c); power by exp(max(0, c)) only: a power budget is a limit, so a neighbour that
+// drew more than predicted is a warning, and one that drew less is no promise (lowering power
+// too put picks over budget: A/L+1 14.7 % instead of 7.1 % in the reverse transfer). Far from
 // every profiled mode the weights vanish and the prediction is left as it is. On the shared
-// data this took pt's median time penalty from 1.25-1.74 % to 0.59-0.81 % over three seeds
-// (docs/optimization.md).
+// data this took pt's median time penalty from 1.25-1.74 % to 0.39-0.90 % over four seeds
+// (docs/benchmarks.md).
 class ResidualCorrection
 {
 public:
