@@ -1,5 +1,9 @@
 // powertrain-workbench: the window. Parses its few options and wires the pieces together.
+#include "deviceclient.h"
+#include "devicetarget.h"
+#include "localprocesstransport.h"
 #include "mainwindow.h"
+#include "simulatorlauncher.h"
 #include "store/store.h"
 #include "storesession.h"
 #include "util/appidentity.h"
@@ -11,6 +15,31 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
+
+using ptwb::Expected;
+using ptwb::LocalProcessTransport;
+
+namespace {
+
+// sim:KIND starts the simulated Jetson; SSH targets arrive with the SSH transport.
+Expected<LocalProcessTransport *> simulatorTransport(const QString &text)
+{
+    Expected<ptwb::DeviceTarget> target = ptwb::DeviceTarget::parse(text);
+    if (!target)
+        return Expected<LocalProcessTransport *>::failure(target.error());
+    if (target->kind != ptwb::DeviceTarget::Kind::Simulated) {
+        return Expected<LocalProcessTransport *>::failure(
+            QStringLiteral("'%1': this build connects to simulated devices only (sim:orin-agx); "
+                           "SSH targets are not supported yet")
+                .arg(text));
+    }
+    ptwb::SimulatorOptions options;
+    options.deviceKind = target->deviceKind;
+    return ptwb::SimulatorLauncher::transport(options);
+}
+
+}  // namespace
 
 int main(int argc, char *argv[])
 {
@@ -34,7 +63,14 @@ int main(int argc, char *argv[])
     const QCommandLineOption viewOption(QStringLiteral("view"),
                                         QStringLiteral("Tab to show: measurements or devices."),
                                         QStringLiteral("VIEW"));
+    const QCommandLineOption targetOption(
+        QStringLiteral("target"),
+        QStringLiteral("Device to connect to: sim:orin-agx, sim:xavier-agx, sim:orin-nano (a "
+                       "simulated Jetson), or offline (default: the last one used, else "
+                       "sim:orin-agx)."),
+        QStringLiteral("TARGET"));
     parser.addOption(dbOption);
+    parser.addOption(targetOption);
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
     parser.process(app);
@@ -59,6 +95,24 @@ int main(int argc, char *argv[])
     window.show();
     session.open(dbPath);
 
+    const QString targetText = parser.isSet(targetOption)
+        ? parser.value(targetOption)
+        : QSettings().value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
+              .toString();
+    std::unique_ptr<ptwb::DeviceClient> device;
+    if (targetText != QLatin1String("offline")) {
+        Expected<LocalProcessTransport *> transport = simulatorTransport(targetText);
+        if (!transport) {
+            std::fprintf(stderr, "--target: %s\n", qPrintable(transport.error()));
+            return 2;
+        }
+        device = std::make_unique<ptwb::DeviceClient>(*transport);
+        window.setDeviceClient(device.get());
+        device->connectToDevice();
+    }
+    if (parser.isSet(targetOption))
+        QSettings().setValue(QStringLiteral("device/target"), targetText);
+
     if (parser.isSet(screenshotOption)) {
         // Save once the store has gone quiet (opened, summaries and measurements loaded).
         const QString file = parser.value(screenshotOption);
@@ -68,11 +122,30 @@ int main(int argc, char *argv[])
                 std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
             QApplication::exit(ok ? 0 : 1);
         };
+        // Once the store is quiet and the device has answered (or failed), whichever is last.
+        auto storeQuiet = std::make_shared<bool>(false);
+        auto deviceSettled = std::make_shared<bool>(!device);
+        auto maybeSave = [save, storeQuiet, deviceSettled] {
+            if (*storeQuiet && *deviceSettled)
+                QTimer::singleShot(300, save);
+        };
         QObject::connect(&session, &ptwb::ui::StoreSession::busyChanged, &window,
-                         [save](bool busy) {
-                             if (!busy)
-                                 QTimer::singleShot(300, save);
+                         [maybeSave, storeQuiet](bool busy) {
+                             *storeQuiet = !busy;
+                             maybeSave();
                          });
+        if (device) {
+            QObject::connect(device.get(), &ptwb::DeviceClient::ready, &window,
+                             [maybeSave, deviceSettled] {
+                                 *deviceSettled = true;
+                                 maybeSave();
+                             });
+            QObject::connect(device.get(), &ptwb::DeviceClient::disconnected, &window,
+                             [maybeSave, deviceSettled] {
+                                 *deviceSettled = true;
+                                 maybeSave();
+                             });
+        }
         QObject::connect(&session, &ptwb::ui::StoreSession::failed, &window,
                          [] { QApplication::exit(1); });
         QTimer::singleShot(15000, save);

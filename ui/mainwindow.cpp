@@ -1,5 +1,8 @@
 #include "mainwindow.h"
 
+#include "deviceclient.h"
+#include "devicestatuslabel.h"
+
 #include "devicetablesview.h"
 #include "importdialog.h"
 #include "measurementsview.h"
@@ -27,7 +30,7 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     , m_tabs(new QTabWidget(this))
     , m_deviceTables(new DeviceTablesView(this))
     , m_measurements(new MeasurementsView(this))
-    , m_deviceStatus(new QLabel(this))
+    , m_deviceStatus(new DeviceStatusLabel(this))
     , m_dbStatus(new QLabel(this))
     , m_progress(new QProgressBar(this))
 {
@@ -37,9 +40,6 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     m_tabs->addTab(m_deviceTables, tr("De&vice tables"));
     setCentralWidget(m_tabs);
 
-    m_deviceStatus->setText(tr("No device connected · offline tables"));
-    m_deviceStatus->setToolTip(tr("Connecting to Jetsons (real or simulated) arrives in a later "
-                                  "version; the tables shown are the built-in ones."));
     m_progress->setMaximumWidth(220);
     m_progress->setVisible(false);
     statusBar()->addWidget(m_deviceStatus);
@@ -101,6 +101,15 @@ void MainWindow::createActions()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu *device = menuBar()->addMenu(tr("&Device"));
+    m_reconnectAction = device->addAction(tr("&Reconnect"), this, [this] {
+        if (m_deviceClient)
+            m_deviceClient->connectToDevice();
+    });
+    m_reconnectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_reconnectAction->setToolTip(tr("Start the device's agent again and ask who it is"));
+    m_reconnectAction->setEnabled(false);
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About PowerTrain Workbench"), this, &MainWindow::showAbout);
 
@@ -149,6 +158,13 @@ void MainWindow::chooseImportFile()
         return;
     settings.setValue(QStringLiteral("import/dir"), QFileInfo(path).absolutePath());
     importFile(path);
+}
+
+void MainWindow::setDeviceClient(DeviceClient *client)
+{
+    m_deviceClient = client;
+    m_deviceStatus->setClient(client);
+    m_reconnectAction->setEnabled(client != nullptr);
 }
 
 void MainWindow::importFile(const QString &filePath)

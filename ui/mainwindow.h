@@ -7,8 +7,13 @@ class QLabel;
 class QProgressBar;
 class QTabWidget;
 
+namespace ptwb {
+class DeviceClient;
+}
+
 namespace ptwb::ui {
 
+class DeviceStatusLabel;
 class DeviceTablesView;
 class MeasurementsView;
 class StoreSession;
@@ -25,6 +30,10 @@ public:
     DeviceTablesView *deviceTables() const { return m_deviceTables; }
     MeasurementsView *measurements() const { return m_measurements; }
     QTabWidget *tabs() const { return m_tabs; }
+
+    // The device the window talks to (not owned); null for offline work.
+    void setDeviceClient(DeviceClient *client);
+    DeviceStatusLabel *deviceStatus() const { return m_deviceStatus; }
 
 public Q_SLOTS:
     void importFile(const QString &filePath);
@@ -47,12 +56,14 @@ private:
     QTabWidget *m_tabs;
     DeviceTablesView *m_deviceTables;
     MeasurementsView *m_measurements;
-    QLabel *m_deviceStatus;
+    DeviceStatusLabel *m_deviceStatus;
+    DeviceClient *m_deviceClient = nullptr;
     QLabel *m_dbStatus;
     QProgressBar *m_progress;
     QAction *m_importAction = nullptr;
     QAction *m_exportAction = nullptr;
     QAction *m_cancelAction = nullptr;
+    QAction *m_reconnectAction = nullptr;
 };
 
 }  // namespace ptwb::ui

@@ -1,7 +1,11 @@
+#include "deviceclient.h"
+#include "devicestatuslabel.h"
 #include "devicetablesview.h"
+#include "localprocesstransport.h"
 #include "mainwindow.h"
 #include "measurementsmodel.h"
 #include "measurementsview.h"
+#include "simulatorlauncher.h"
 #include "storesession.h"
 
 #include "testfiles.h"
@@ -131,6 +135,37 @@ private Q_SLOTS:
         QCOMPARE(frequencies->rowCount(), 20);
         QCOMPARE(frequencies->item(5, 0)->text(), QStringLiteral("6"));
         QVERIFY(!frequencies->item(6, 0));
+    }
+
+    void statusBarSaysTheDeviceIsSimulated()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        QTemporaryDir state;
+        StoreSession session;
+        MainWindow window(&session);
+        QCOMPARE(window.deviceStatus()->text(), QStringLiteral("No device connected · offline tables"));
+
+        SimulatorOptions options;
+        options.stateDirectory = state.path();
+        options.faults = {QStringLiteral("drop-after:2")};  // hello, then the next request drops
+        Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(options);
+        QVERIFY2(transport, qPrintable(transport.error()));
+        DeviceClient client(*transport);
+        window.setDeviceClient(&client);
+        client.connectToDevice();
+        QVERIFY(window.deviceStatus()->text().startsWith(QLatin1String("Connecting to simulated")));
+        QTRY_VERIFY_WITH_TIMEOUT(client.isReady(), 30000);
+        const QString text = window.deviceStatus()->text();
+        QVERIFY2(text.startsWith(QLatin1String("Simulated device: ")) &&
+                     text.contains(QLatin1String("AGX Orin")) &&
+                     text.contains(QLatin1String("12c/2.20C/1.30G/3.20M")),
+                 qPrintable(text));
+        QVERIFY(window.deviceStatus()->toolTip().contains(QLatin1String("simulated Jetson")));
+
+        client.getMode();  // the injected drop
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.deviceStatus()->text().startsWith(QLatin1String("Device disconnected")), 30000);
     }
 };
 

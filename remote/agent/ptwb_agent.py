@@ -1,0 +1,1417 @@
+#!/usr/bin/env python3
+"""PowerTrain Workbench device agent.
+
+Speaks JSON lines on stdin/stdout (see docs/device-protocol.md). Standard library only,
+Python 3.8+. Uploaded to devices as this single file.
+
+Threads: the main thread reads requests; `stop` and `confirm` are answered at once, every
+other op runs in order on one worker thread. A revert timer thread restores an armed mode.
+"""
+
+import argparse
+import bisect
+import collections
+import glob as _glob
+import json
+import math
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+AGENT_VERSION = "1.0.0"
+PROTOCOL = 1
+MAX_LINE = 1024 * 1024  # bytes, newline excluded
+STDERR_KEEP = 20
+
+CPU_DIR = "sys/devices/system/cpu"
+DEVFREQ_DIR = "sys/class/devfreq"
+EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
+HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
+THERMAL_DIR = "sys/class/thermal"
+
+MODE_FIELDS = ("cores", "cpu_khz", "gpu_hz", "emc_hz")
+STREAMING_OPS = ("sample_power", "profile")
+ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
+           "sample_power", "profile", "stop")
+BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
+
+INPUT_RAILS = {
+    "orin-agx": ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"),
+    "orin-nano": ("VDD_IN",),
+    "xavier-agx": ("GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"),
+}
+
+
+def log(msg):
+    try:
+        sys.stderr.write("ptwb_agent: %s\n" % msg)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def _natural_key(s):
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s)]
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel file access (the simulator subclasses this)
+
+class KernelFiles(object):
+    """All device file access. Paths are relative to root ("sys/devices/system/cpu/present")."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def _abs(self, path):
+        return os.path.join(self.root, path.lstrip("/"))
+
+    def read(self, path):
+        with open(self._abs(path), "rb") as f:
+            data = f.read()
+        return data.decode("utf-8", "replace").replace("\x00", "").strip()
+
+    def write(self, path, text):
+        with open(self._abs(path), "w") as f:
+            f.write(text)
+
+    def exists(self, path):
+        return os.path.exists(self._abs(path))
+
+    def glob(self, pattern):
+        base = os.path.join(self.root, "")
+        out = []
+        for p in _glob.glob(self._abs(pattern)):
+            out.append(os.path.relpath(p, base) if not p.startswith(base) else p[len(base):])
+        return sorted(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors and validation
+
+class OpError(Exception):
+    def __init__(self, code, message, **extra):
+        Exception.__init__(self, message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    return math.isfinite(v)
+
+
+def _type_name(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def req_int(obj, key, name, lo=None, hi=None, default=None, required=True):
+    if key not in obj:
+        if not required:
+            return default
+        raise OpError("bad_field", "%s: missing; expected an integer" % name)
+    v = obj[key]
+    if not _is_int(v):
+        raise OpError("bad_field", "%s: expected an integer, got %s" % (name, _type_name(v)))
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise OpError("bad_field", "%s: %d out of range; expected %s..%s"
+                      % (name, v, lo if lo is not None else "", hi if hi is not None else ""))
+    return v
+
+
+def req_number(obj, key, name, lo=None, hi=None, default=None, required=True, lo_open=False):
+    if key not in obj:
+        if not required:
+            return default
+        raise OpError("bad_field", "%s: missing; expected a number" % name)
+    v = obj[key]
+    if not _is_number(v):
+        raise OpError("bad_field", "%s: expected a number, got %s" % (name, _type_name(v)))
+    bad_lo = lo is not None and (v <= lo if lo_open else v < lo)
+    if bad_lo or (hi is not None and v > hi):
+        raise OpError("bad_field", "%s: %s out of range; expected %s%s..%s"
+                      % (name, v, "> " if lo_open else "", lo if lo is not None else "",
+                         hi if hi is not None else ""))
+    return v
+
+
+def nearest_allowed(table, value, n=2):
+    """The allowed values closest to value: the neighbours below and above."""
+    if not table:
+        return []
+    t = sorted(table)
+    i = bisect.bisect_left(t, value)
+    out = []
+    if i > 0:
+        out.append(t[i - 1])
+    if i < len(t):
+        out.append(t[i])
+    if len(out) < n and i + 1 < len(t):
+        out.append(t[i + 1])
+    return out[:n] if len(out) > n else out
+
+
+def validate_mode(obj, tables, name="mode"):
+    """Check a wire mode against the live tables. Returns a clean dict or raises OpError."""
+    if name not in obj:
+        raise OpError("bad_field", "%s: missing; expected an object with %s"
+                      % (name, ", ".join(MODE_FIELDS)))
+    m = obj[name]
+    if not isinstance(m, dict):
+        raise OpError("bad_field", "%s: expected an object, got %s" % (name, _type_name(m)))
+    out = {}
+    for f in MODE_FIELDS:
+        out[f] = req_int(m, f, "%s.%s" % (name, f))
+    for f in MODE_FIELDS:
+        table = tables.get(f) or []
+        if out[f] not in table:
+            near = nearest_allowed(table, out[f])
+            if table:
+                raise OpError("no_such_mode", "%s.%s: %d is not in the device's table; nearest allowed: %s"
+                              % (name, f, out[f], ", ".join(str(x) for x in near)))
+            raise OpError("no_such_mode", "%s.%s: the device reports no allowed values" % (name, f))
+    return out
+
+
+def validate_settle(obj):
+    s = obj.get("settle", {})
+    if "settle" in obj and not isinstance(s, dict):
+        raise OpError("bad_field", "settle: expected an object, got %s" % _type_name(s))
+    return {
+        "tolerance": req_number(s, "tolerance", "settle.tolerance", lo=0, hi=1, lo_open=True,
+                                default=0.03, required=False),
+        "window": req_int(s, "window", "settle.window", lo=2, hi=10000, default=5, required=False),
+        "timeout_s": req_number(s, "timeout_s", "settle.timeout_s", lo=0, hi=86400, lo_open=True,
+                                default=10.0, required=False),
+    }
+
+
+def validate_workload(obj):
+    if "workload" not in obj:
+        raise OpError("bad_field", "workload: missing; expected an object with kind builtin or command")
+    w = obj["workload"]
+    if not isinstance(w, dict):
+        raise OpError("bad_field", "workload: expected an object, got %s" % _type_name(w))
+    kind = w.get("kind")
+    if kind == "builtin":
+        name = w.get("name")
+        if not isinstance(name, str):
+            raise OpError("bad_field", "workload.name: expected a string (%s), got %s"
+                          % (" or ".join(BUILTIN_WORKLOADS), _type_name(name)))
+        if name not in BUILTIN_WORKLOADS:
+            raise OpError("bad_field", "workload.name: %r unknown; expected %s"
+                          % (name, " or ".join(BUILTIN_WORKLOADS)))
+        b = req_int(w, "batch_size", "workload.batch_size", lo=1, hi=4096)
+        return {"kind": "builtin", "name": name, "batch_size": b}
+    if kind == "command":
+        argv = w.get("argv")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise OpError("bad_field", "workload.argv: expected a non-empty array of strings")
+        if any("\x00" in a for a in argv):
+            raise OpError("bad_field", "workload.argv: NUL character in an argument")
+        cwd = w.get("cwd")
+        if cwd is not None and (not isinstance(cwd, str) or not cwd or "\x00" in cwd):
+            raise OpError("bad_field", "workload.cwd: expected a non-empty string or null")
+        return {"kind": "command", "argv": list(argv), "cwd": cwd}
+    if kind is None and "kind" not in w:
+        raise OpError("bad_field", "workload.kind: missing; expected \"builtin\" or \"command\"")
+    raise OpError("bad_field", "workload.kind: expected \"builtin\" or \"command\", got %s"
+                  % (json.dumps(kind) if isinstance(kind, str) else _type_name(kind)))
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics, settling and window selection (pure functions)
+
+def quantile(sorted_vals, p):
+    """Linear-interpolation quantile (numpy's default) of an already sorted list."""
+    n = len(sorted_vals)
+    if n == 0:
+        return None
+    pos = (n - 1) * p
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, n - 1)
+    frac = pos - lo
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * frac
+
+
+def stats(values, ndigits=4):
+    v = sorted(values)
+    if not v:
+        return {"median": None, "q1": None, "q3": None}
+    return {"median": round(quantile(v, 0.5), ndigits), "q1": round(quantile(v, 0.25), ndigits),
+            "q3": round(quantile(v, 0.75), ndigits)}
+
+
+def window_settled(values, tolerance):
+    """True when every value lies within tolerance (relative) of the values' median."""
+    if not values:
+        return False
+    med = quantile(sorted(values), 0.5)
+    if med == 0:
+        return all(x == 0 for x in values)
+    return all(abs(x - med) <= tolerance * abs(med) for x in values)
+
+
+def find_settle(samples, tolerance, window, timeout_s, train_t):
+    """samples: [(t_s, total_w)] in time order; train_t: when the workload started training
+    (the end of its first, warm-up minibatch), None while it has not. Returns (t_settle, settled).
+
+    Only training samples (t_s >= train_t) count: idle power settles within a fraction of a
+    second of a mode change, long before the workload's first minibatch, and must not pass for
+    settled training power. Settled at the time of the first training sample that completes a
+    window of `window` training samples all within tolerance of their median. Otherwise, at
+    train_t + timeout_s if a training sample reached it: (train_t + timeout_s, False).
+    Otherwise (None, False), and always (None, False) while train_t is None.
+    """
+    if train_t is None:
+        return (None, False)
+    deadline = train_t + timeout_s
+    training = [s for s in samples if s[0] >= train_t]
+    for i in range(len(training)):
+        t = training[i][0]
+        if i + 1 >= window:
+            vals = [w for (_, w) in training[i + 1 - window:i + 1]]
+            if window_settled(vals, tolerance):
+                if t > deadline:
+                    return (deadline, False)
+                return (t, True)
+        if t >= deadline:
+            return (deadline, False)
+    return (None, False)
+
+
+def clean_start(minibatches, settle_t):
+    """Where the clean window starts: the later of the end of the first (warm-up) minibatch
+    and settle_t (None: the run never settled). None when there is no minibatch."""
+    if not minibatches:
+        return None
+    train_t = minibatches[0][2]
+    return train_t if settle_t is None else max(train_t, settle_t)
+
+
+def select_clean(minibatches, samples, settle_t):
+    """minibatches: [(index, ms, t_end)] in arrival order; samples: [(t_s, total_w)].
+
+    The first minibatch is warm-up. The clean window starts at clean_start(): the later of the
+    end of the first minibatch and settle_t (settle_t None: the run never settled). A minibatch
+    is clean when it is not the first and ended at or after that start. Power is the samples
+    in [start, end of the last clean minibatch] (falling back to every sample from start on).
+    Samples taken before the end of the first minibatch, when the workload was not training
+    yet, are never used: with none left, power_w is null.
+    """
+    start = clean_start(minibatches, settle_t)
+    if start is None:
+        clean, pw = [], []
+    else:
+        clean = [mb for mb in minibatches[1:] if mb[2] >= start]
+        end = clean[-1][2] if clean else None
+        pw = [w for (t, w) in samples if t >= start and (end is None or t <= end)]
+        if not pw:
+            pw = [w for (t, w) in samples if t >= start]
+    return {
+        "time_ms": stats([mb[1] for mb in clean], 3),
+        "power_w": stats(pw, 4),
+        "minibatches": len(clean),
+        "discarded": len(minibatches) - len(clean),
+    }
+
+
+def parse_minibatch_line(line):
+    """`PTWB_MINIBATCH <ms>` -> float ms, else None."""
+    parts = line.strip().split()
+    if len(parts) != 2 or parts[0] != "PTWB_MINIBATCH":
+        return None
+    try:
+        ms = float(parts[1])
+    except ValueError:
+        return None
+    if not math.isfinite(ms) or ms < 0:
+        return None
+    return ms
+
+
+def parse_cpu_list(text):
+    """'0-3,5' -> [0, 1, 2, 3, 5]."""
+    out = []
+    for part in text.replace("\n", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.extend(range(int(a), int(b) + 1))
+        else:
+            out.append(int(part))
+    return sorted(set(out))
+
+
+def parse_int_list(text):
+    return sorted(set(int(x) for x in re.findall(r"\d+", text)))
+
+
+def parse_nvpmodel(text, tables):
+    """Presets from nvpmodel.conf text. Skips what it cannot parse."""
+    presets = []
+    cur = None
+    bad = False
+
+    def table_value(field, v):
+        t = tables.get(field) or []
+        if v <= 0:
+            return t[-1] if t else None
+        if not t:
+            return v
+        i = bisect.bisect_right(t, v)
+        return t[i - 1] if i > 0 else t[0]
+
+    def finish():
+        if cur is None or bad:
+            return
+        p = {"id": cur["id"], "name": cur["name"]}
+        cores = cur["cores"]
+        if cores is None:
+            cores = tables["cores"][-1] if tables.get("cores") else None
+        p["cores"] = cores
+        p["cpu_khz_max"] = table_value("cpu_khz", max(cur["cpu"]) if cur["cpu"] else -1) \
+            if (cur["cpu"] and min(cur["cpu"]) > 0) else table_value("cpu_khz", -1)
+        p["gpu_hz_max"] = table_value("gpu_hz", cur["gpu"] if cur["gpu"] is not None else -1)
+        p["emc_hz_max"] = table_value("emc_hz", cur["emc"] if cur["emc"] is not None else -1)
+        presets.append(p)
+
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("<"):
+            if cur is not None:
+                finish()
+                cur = None
+            if "POWER_MODEL" in line:
+                bad = False
+                m_id = re.search(r"\bID=(\S+?)\s*(?:>|\s)", line + " ")
+                m_name = re.search(r"\bNAME=(.+?)\s*>", line)
+                try:
+                    pid = int(m_id.group(1))
+                    name = m_name.group(1).strip()
+                except Exception:
+                    bad = True
+                    pid, name = None, None
+                cur = {"id": pid, "name": name, "cores": None, "cpu": [], "gpu": None, "emc": None,
+                       "online": 0}
+            continue
+        if cur is None or bad:
+            continue
+        tok = line.split()
+        try:
+            if tok[0] == "CPU_ONLINE" and len(tok) >= 3:
+                if int(tok[2]) == 1:
+                    cur["cores"] = (cur["cores"] or 0) + 1
+                elif cur["cores"] is None:
+                    cur["cores"] = 0
+            elif tok[0].startswith("CPU_") and len(tok) >= 3 and tok[1] == "MAX_FREQ":
+                cur["cpu"].append(int(tok[2]))
+            elif tok[0] == "GPU" and len(tok) >= 3 and tok[1] == "MAX_FREQ":
+                cur["gpu"] = int(tok[2])
+            elif tok[0] == "EMC" and len(tok) >= 3 and tok[1] == "MAX_FREQ":
+                cur["emc"] = int(tok[2])
+        except (ValueError, IndexError):
+            bad = True
+    if cur is not None:
+        finish()
+    return presets
+
+
+def device_kind(model):
+    if not model:
+        return None
+    if "AGX Orin" in model:
+        return "orin-agx"
+    if "Orin Nano" in model:
+        return "orin-nano"
+    # A real AGX Xavier's device tree says just "Jetson-AGX".
+    if "AGX Xavier" in model or model.strip() == "Jetson-AGX":
+        return "xavier-agx"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The device: tables, modes, apply, power
+
+class Device(object):
+    def __init__(self, files):
+        self.f = files
+        self.lock = threading.RLock()  # serializes mode changes (worker and revert timer)
+        self._gpu_dir = None
+
+    # --- discovery
+    def _read(self, path, default=None):
+        try:
+            return self.f.read(path)
+        except (OSError, IOError):
+            return default
+
+    def model(self):
+        return self._read("proc/device-tree/model")
+
+    def core_ids(self):
+        return parse_cpu_list(self.f.read(CPU_DIR + "/present"))
+
+    def gpu_dir(self):
+        if self._gpu_dir is not None:
+            return self._gpu_dir
+        found = None
+        for p in self.f.glob(DEVFREQ_DIR + "/*/device/of_node/name"):
+            if self._read(p, "") == "gpu":
+                found = p[:-len("/device/of_node/name")]
+                break
+        if found is None:
+            for d in self.f.glob(DEVFREQ_DIR + "/*"):
+                base = d.rsplit("/", 1)[-1]
+                if "gpu" in base or base.endswith((".ga10b", ".gv11b", ".gp10b")):
+                    found = d
+                    break
+        self._gpu_dir = found
+        return found
+
+    def tables(self):
+        ids = self.core_ids()
+        t = {"cores": list(range(1, len(ids) + 1))}
+        try:
+            t["cpu_khz"] = parse_int_list(self.f.read(
+                "%s/cpu%d/cpufreq/scaling_available_frequencies" % (CPU_DIR, ids[0])))
+        except (OSError, IOError, IndexError):
+            t["cpu_khz"] = []
+        g = self.gpu_dir()
+        t["gpu_hz"] = parse_int_list(self._read(g + "/available_frequencies", "")) if g else []
+        t["emc_hz"] = parse_int_list(self._read(EMC_DIR + "/possible_rates", ""))
+        return t
+
+    def is_online(self, n):
+        if n == 0:
+            return True
+        v = self._read("%s/cpu%d/online" % (CPU_DIR, n))
+        return v is None or v.strip() == "1"
+
+    def online_cores(self):
+        return [n for n in self.core_ids() if self.is_online(n)]
+
+    def cpu_file(self, n, name):
+        return "%s/cpu%d/cpufreq/%s" % (CPU_DIR, n, name)
+
+    def read_mode(self, tables=None):
+        """The current mode as read back from the kernel, plus per-core CPU readings."""
+        online = self.online_cores()
+        cpu = {}
+        for n in online:
+            v = self._read(self.cpu_file(n, "scaling_cur_freq"))
+            if v is not None:
+                try:
+                    cpu[n] = int(v)
+                except ValueError:
+                    pass
+        g = self.gpu_dir()
+        gpu = self._read(g + "/cur_freq") if g else None
+        emc = self._read(EMC_DIR + "/rate")
+        mode = {
+            "cores": len(online),
+            "cpu_khz": cpu.get(0, cpu[min(cpu)] if cpu else None),
+            "gpu_hz": _to_int(gpu),
+            "emc_hz": _to_int(emc),
+        }
+        if tables:
+            for f in ("cpu_khz", "gpu_hz", "emc_hz"):
+                mode[f] = snap(mode[f], tables.get(f))
+            cpu = dict((n, snap(v, tables.get("cpu_khz"))) for n, v in cpu.items())
+        return mode, cpu
+
+    def get_mode(self):
+        return self.read_mode(self.tables())[0]
+
+    # --- apply
+    def _write(self, path, value, field):
+        """`field` (cores, cpu_khz, gpu_hz, emc_hz) leads the message: the person reading it
+        thinks in mode fields, not sysfs paths."""
+        try:
+            self.f.write(path, str(value))
+        except (OSError, IOError) as e:
+            reason = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+            raise OpError("write_failed", "%s: %s: write %s failed: %s"
+                          % (field, path, value, reason), file=path, field=field)
+
+    def _write_limits(self, min_path, max_path, value, field):
+        try:
+            cur_min = int(self.f.read(min_path))
+        except (OSError, IOError, ValueError):
+            cur_min = None
+        if cur_min is not None and value < cur_min:
+            # lowering: min first so that min <= max after every write
+            self._write(min_path, value, field)
+            self._write(max_path, value, field)
+        else:
+            # raising (or in between): max first
+            self._write(max_path, value, field)
+            self._write(min_path, value, field)
+
+    def apply(self, mode, tables):
+        """Apply a validated mode in the documented order, then read back.
+        Returns the read-back mode; raises OpError(write_failed / readback_mismatch)."""
+        with self.lock:
+            try:
+                self._apply_writes(mode)
+            except OpError as e:
+                try:
+                    e.extra["readback"] = self.read_mode(tables)[0]
+                except Exception:
+                    pass
+                raise
+            readback, cpu = self.read_mode(tables)
+            problems = []
+            if readback["cores"] != mode["cores"]:
+                problems.append("cores: wanted %d online, kernel reports %d"
+                                % (mode["cores"], readback["cores"]))
+            for n in sorted(cpu):
+                if cpu[n] != mode["cpu_khz"]:
+                    problems.append("cpu_khz: wrote %d, kernel reports %d (cpu%d)"
+                                    % (mode["cpu_khz"], cpu[n], n))
+                    readback["cpu_khz"] = cpu[n]
+                    break
+            for f in ("gpu_hz", "emc_hz"):
+                if readback[f] != mode[f]:
+                    problems.append("%s: wrote %d, kernel reports %s" % (f, mode[f], readback[f]))
+            if problems:
+                raise OpError("readback_mismatch", "; ".join(problems), readback=readback)
+            return readback
+
+    def _apply_writes(self, mode):
+        ids = self.core_ids()
+        want = set(ids[:mode["cores"]])
+        # (1) online the cores the mode needs
+        for n in ids:
+            if n != 0 and n in want and not self.is_online(n):
+                self._write("%s/cpu%d/online" % (CPU_DIR, n), 1, "cores")
+        # (2) CPU on every online core, then GPU
+        for n in ids:
+            if not self.is_online(n):
+                continue
+            if not self.f.exists(self.cpu_file(n, "scaling_max_freq")):
+                continue
+            self._write_limits(self.cpu_file(n, "scaling_min_freq"),
+                               self.cpu_file(n, "scaling_max_freq"), mode["cpu_khz"], "cpu_khz")
+        g = self.gpu_dir()
+        if g is None:
+            raise OpError("write_failed", "%s: no GPU devfreq device found" % DEVFREQ_DIR,
+                          file=DEVFREQ_DIR)
+        self._write_limits(g + "/min_freq", g + "/max_freq", mode["gpu_hz"], "gpu_hz")
+        # (3) EMC through the bpmp debugfs clock
+        self._write(EMC_DIR + "/mrq_rate_locked", 1, "emc_hz")
+        self._write(EMC_DIR + "/rate", mode["emc_hz"], "emc_hz")
+        # (4) offline the extra cores, highest first
+        for n in sorted(ids, reverse=True):
+            if n != 0 and n not in want and self.is_online(n):
+                self._write("%s/cpu%d/online" % (CPU_DIR, n), 0, "cores")
+
+    # --- power and thermal
+    def rails(self):
+        """[(label, in_path, curr_path)] for every rail that has a current reading."""
+        out = []
+        for lp in sorted(self.f.glob(HWMON_LABEL_GLOB), key=_natural_key):
+            m = re.match(r"(.*)/in(\d+)_label$", lp)
+            if not m:
+                continue
+            label = self._read(lp)
+            if not label or label.startswith("Sum of"):
+                continue
+            d, k = m.group(1), m.group(2)
+            inp, cur = "%s/in%s_input" % (d, k), "%s/curr%s_input" % (d, k)
+            if not self.f.exists(cur) or not self.f.exists(inp):
+                continue
+            out.append((label, inp, cur))
+        return out
+
+    def read_power(self, rails, kind):
+        """Returns (total_w, {label: watts})."""
+        values = {}
+        for label, inp, cur in rails:
+            try:
+                mv = float(self.f.read(inp))
+                ma = float(self.f.read(cur))
+            except (OSError, IOError, ValueError):
+                continue
+            values[label] = round(mv * ma / 1e6, 4)
+        inputs = [r for r in INPUT_RAILS.get(kind, ()) if r in values]
+        if inputs:
+            total = sum(values[r] for r in inputs)
+        else:
+            total = sum(values.values())
+        return round(total, 4), values
+
+    def thermal(self):
+        out = []
+        for tp in sorted(self.f.glob(THERMAL_DIR + "/thermal_zone*/type"), key=_natural_key):
+            d = tp[:-len("/type")]
+            name = self._read(tp)
+            temp = self._read(d + "/temp")
+            try:
+                out.append({"zone": name, "temp_c": round(int(temp) / 1000.0, 2)})
+            except (TypeError, ValueError):
+                continue
+        return out
+
+
+def _to_int(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def snap(value, table, rel=0.01):
+    """A reading within 1 % of a table value is reported as that value (real kernels report
+    measured clocks slightly off the table)."""
+    if value is None or not table:
+        return value
+    near = min(table, key=lambda x: abs(x - value))
+    if abs(near - value) <= rel * max(abs(near), 1):
+        return near
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# The agent
+
+class Clock(object):
+    def __init__(self, scale):
+        self.scale = float(scale)
+
+    def real(self, device_seconds):
+        return device_seconds / self.scale
+
+
+class Agent(object):
+    def __init__(self, files, out, time_scale=1.0, workload_runner=None):
+        self.dev = Device(files)
+        self.out = out
+        self.clock = Clock(time_scale)
+        self.runner = workload_runner
+        self.out_lock = threading.Lock()
+        self.connected = True
+        self.state_lock = threading.Lock()
+        self.streaming = None  # (id, stop_event) of the queued or running streaming op
+        self.jobs = queue.Queue()
+        self.worker = threading.Thread(target=self._work, name="ptwb-worker")
+        self.worker.daemon = True
+        # revert
+        self.revert_cv = threading.Condition()
+        self.revert = None  # dict(id, previous, deadline, thread, state)
+
+    # --- output
+    def emit(self, obj):
+        line = json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
+        with self.out_lock:
+            if not self.connected:
+                return
+            try:
+                self.out.write(line)
+                self.out.flush()
+            except (OSError, IOError, ValueError) as e:
+                log("output lost (%s); treating the desktop as disconnected" % e)
+                self.connected = False
+
+    def reply_ok(self, rid, result):
+        self.emit({"id": rid, "ok": True, "result": result})
+
+    def reply_err(self, rid, code, message, **extra):
+        err = {"code": code, "message": message}
+        err.update(extra)
+        self.emit({"id": rid, "ok": False, "error": err})
+
+    # --- request entry point (reader thread)
+    def handle_line(self, raw):
+        """raw: bytes or str without the newline, already length-checked."""
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self.reply_err(None, "bad_request", "request is not valid UTF-8")
+                return
+        if not raw.strip():
+            return
+        try:
+            req = json.loads(raw)
+        except ValueError as e:
+            self.reply_err(None, "bad_request", "request is not JSON: %s" % e)
+            return
+        except RecursionError:
+            self.reply_err(None, "bad_request", "request is nested too deeply")
+            return
+        if not isinstance(req, dict):
+            self.reply_err(None, "bad_request", "request is not a JSON object")
+            return
+        rid = req.get("id")
+        if "id" not in req or not (_is_int(rid) or isinstance(rid, str)):
+            self.reply_err(None, "bad_field", "id: expected an integer or a string, got %s"
+                           % ("nothing" if "id" not in req else _type_name(rid)))
+            return
+        op = req.get("op")
+        if not isinstance(op, str):
+            self.reply_err(rid, "bad_request", "op: missing; expected a string" if "op" not in req
+                           else "op: expected a string, got %s" % _type_name(op))
+            return
+        if op not in ALL_OPS:
+            self.reply_err(rid, "unknown_op", "unknown op %r; known: %s" % (op, ", ".join(ALL_OPS)))
+            return
+        try:
+            if op == "stop":
+                self.op_stop(rid, req)
+                return
+            if op == "confirm":
+                self.op_confirm(rid, req)
+                return
+            stop_ev = None
+            if op in STREAMING_OPS:
+                with self.state_lock:
+                    if self.streaming is not None:
+                        self.reply_err(rid, "busy", "streaming request %s is still running"
+                                       % json.dumps(self.streaming[0]))
+                        return
+                    stop_ev = threading.Event()
+                    self.streaming = (rid, stop_ev)
+            self.jobs.put((rid, op, req, stop_ev))
+        except OpError as e:
+            self.reply_err(rid, e.code, e.message, **e.extra)
+        except Exception as e:
+            log("internal error in %s: %s" % (op, traceback.format_exc()))
+            self.reply_err(rid, "internal", "%s: %s" % (type(e).__name__, e))
+
+    # --- worker
+    def _work(self):
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            rid, op, req, stop_ev = job
+            reply = None
+            try:
+                if stop_ev is not None and stop_ev.is_set():
+                    raise OpError("stopped", "stopped before it started")
+                result = getattr(self, "op_" + op)(rid, req, stop_ev) if op in STREAMING_OPS \
+                    else getattr(self, "op_" + op)(rid, req)
+                reply = (self.reply_ok, (rid, result), {})
+            except OpError as e:
+                reply = (self.reply_err, (rid, e.code, e.message), e.extra)
+            except Exception as e:
+                log("internal error in %s: %s" % (op, traceback.format_exc()))
+                reply = (self.reply_err, (rid, "internal", "%s: %s" % (type(e).__name__, e)), {})
+            finally:
+                # Free the streaming slot before the reply goes out, on every path: a desktop
+                # that sends its next streaming request the moment it reads this reply must
+                # not get `busy`.
+                if stop_ev is not None:
+                    self._release_streaming(stop_ev)
+            if reply is not None:
+                fn, args, kw = reply
+                try:
+                    fn(*args, **kw)
+                except Exception as e:  # e.g. a result that is not JSON
+                    log("internal error replying to %s: %s" % (op, traceback.format_exc()))
+                    self.reply_err(rid, "internal", "%s: %s" % (type(e).__name__, e))
+
+    def _release_streaming(self, stop_ev):
+        with self.state_lock:
+            if self.streaming is not None and self.streaming[1] is stop_ev:
+                self.streaming = None
+
+    # --- ops
+    def op_hello(self, rid, req):
+        d = self.dev
+        model = d.model()
+        tables = d.tables()
+        presets = []
+        try:
+            conf = d._read("etc/nvpmodel.conf")
+            if conf:
+                presets = parse_nvpmodel(conf, tables)
+        except Exception as e:
+            log("nvpmodel.conf not understood: %s" % e)
+        rails = []
+        try:
+            rails = [r[0] for r in d.rails()]
+        except Exception as e:
+            log("rails: %s" % e)
+        thermal = []
+        try:
+            thermal = d.thermal()
+        except Exception as e:
+            log("thermal: %s" % e)
+        return {
+            "agent_version": AGENT_VERSION,
+            "protocol": PROTOCOL,
+            "model": model,
+            "device": device_kind(model),
+            "l4t": parse_l4t(d._read("etc/nv_tegra_release")),
+            "boot_id": d._read("proc/sys/kernel/random/boot_id"),
+            "simulated": bool(model and "(simulated)" in model),
+            "tables": tables,
+            "presets": presets,
+            "rails": rails,
+            "thermal": thermal,
+            "mode": d.read_mode(tables)[0],
+        }
+
+    def op_get_mode(self, rid, req):
+        return {"mode": self.dev.get_mode()}
+
+    def op_apply_mode(self, rid, req):
+        tables = self.dev.tables()
+        mode = validate_mode(req, tables)
+        with self.dev.lock:
+            previous = self.dev.read_mode(tables)[0]
+            try:
+                readback = self.dev.apply(mode, tables)
+            except OpError as e:
+                if e.code == "write_failed":
+                    self._restore_after_failed_write(e, previous, tables)
+                raise
+        return {"mode": readback, "previous": previous}
+
+    def _restore_after_failed_write(self, error, previous, tables):
+        """A refused write leaves the device part-way between two modes: put the previous mode
+        back (best effort) and say whether that worked. A readback mismatch is left alone: the
+        kernel chose those clocks (throttling, a cap) and they are safe by its own measure."""
+        try:
+            error.extra["readback"] = self.dev.apply(previous, tables)
+            error.extra["restored"] = True
+            error.message += "; the previous mode was restored"
+        except OpError as again:
+            error.extra["restored"] = False
+            error.message += "; restoring the previous mode failed too: " + again.message
+            if "readback" in again.extra:
+                error.extra["readback"] = again.extra["readback"]
+
+    def op_arm_revert(self, rid, req):
+        seconds = req_number(req, "seconds", "seconds", lo=1, hi=3600)
+        with self.revert_cv:
+            r = self.revert
+            if r is not None and r["state"] == "armed":
+                # re-arming keeps the mode recorded first (the last confirmed-safe one)
+                r["id"] = rid
+                r["deadline"] = time.monotonic() + self.clock.real(seconds)
+                self.revert_cv.notify_all()
+                return {"previous": r["previous"], "seconds": seconds}
+            previous = self.dev.get_mode()
+            r = {"id": rid, "previous": previous, "state": "armed",
+                 "deadline": time.monotonic() + self.clock.real(seconds)}
+            t = threading.Thread(target=self._revert_timer, args=(r,), name="ptwb-revert")
+            t.daemon = True
+            r["thread"] = t
+            self.revert = r
+            t.start()
+        return {"previous": previous, "seconds": seconds}
+
+    def _revert_timer(self, r):
+        with self.revert_cv:
+            while r["state"] == "armed":
+                left = r["deadline"] - time.monotonic()
+                if left <= 0:
+                    r["state"] = "firing"
+                    break
+                self.revert_cv.wait(left)
+            if r["state"] != "firing":
+                return
+        mode = r["previous"]
+        event = {"id": r["id"], "event": "reverted"}
+        try:
+            tables = self.dev.tables()
+            readback = self.dev.apply(mode, tables)
+            event["mode"] = readback
+            log("revert: no confirm in time; restored %s" % json.dumps(readback))
+        except OpError as e:
+            event["mode"] = e.extra.get("readback")
+            event["error"] = {"code": e.code, "message": e.message}
+            log("revert: restoring %s failed: %s" % (json.dumps(mode), e.message))
+        except Exception as e:
+            event["mode"] = None
+            event["error"] = {"code": "internal", "message": "%s: %s" % (type(e).__name__, e)}
+            log("revert: internal error: %s" % traceback.format_exc())
+        self.emit(event)
+        with self.revert_cv:
+            r["state"] = "fired"
+            if self.revert is r:
+                self.revert = None
+            self.revert_cv.notify_all()
+
+    def revert_pending(self):
+        with self.revert_cv:
+            return self.revert is not None and self.revert["state"] in ("armed", "firing")
+
+    def wait_revert(self):
+        with self.revert_cv:
+            r = self.revert
+        if r is not None:
+            r["thread"].join()
+
+    def op_confirm(self, rid, req):
+        with self.revert_cv:
+            r = self.revert
+            if r is None or r["state"] != "armed":
+                raise OpError("not_armed", "no revert is armed" if r is None
+                              else "the revert has already fired")
+            r["state"] = "confirmed"
+            self.revert = None
+            self.revert_cv.notify_all()
+        self.reply_ok(rid, {"mode": self.dev.get_mode()})
+
+    def op_stop(self, rid, req):
+        target = req.get("target")
+        if "target" not in req or not (_is_int(target) or isinstance(target, str)):
+            raise OpError("bad_field", "target: expected an integer or a string (a request id), got %s"
+                          % ("nothing" if "target" not in req else _type_name(target)))
+        stopped = False
+        with self.state_lock:
+            s = self.streaming
+            if s is not None and type(s[0]) is type(target) and s[0] == target:
+                s[1].set()
+                stopped = True
+        self.reply_ok(rid, {"stopped": stopped})
+
+    def _sleep_until(self, real_deadline, stop_ev):
+        left = real_deadline - time.monotonic()
+        if left > 0:
+            stop_ev.wait(left)
+        return stop_ev.is_set()
+
+    def op_sample_power(self, rid, req, stop_ev):
+        interval = req_number(req, "interval_ms", "interval_ms", lo=100, hi=3600000)
+        count = req_int(req, "count", "count", lo=1, hi=100000)
+        kind = device_kind(self.dev.model())
+        rails = self.dev.rails()
+        if not rails:
+            raise OpError("internal", "no power rails found under %s" % HWMON_LABEL_GLOB)
+        t0 = time.monotonic()
+        totals = []
+        for k in range(count):
+            if self._sleep_until(t0 + self.clock.real(k * interval / 1000.0), stop_ev):
+                raise OpError("stopped", "sample_power stopped after %d samples" % len(totals))
+            total, values = self.dev.read_power(rails, kind)
+            t_s = (time.monotonic() - t0) * self.clock.scale
+            totals.append(total)
+            self.emit({"id": rid, "event": "power", "t_s": round(t_s, 3), "total_w": total,
+                       "rails": values})
+        return {"samples": len(totals), "total_w": stats(totals)}
+
+    def _workload_argv(self, w, minibatches):
+        if w["kind"] == "command":
+            return w["argv"], w["cwd"]
+        extra = ["--name", w["name"], "--batch-size", str(w["batch_size"]),
+                 "--minibatches", str(minibatches)]
+        if self.runner:
+            return list(self.runner) + extra, None
+        return [sys.executable or "python3", os.path.abspath(__file__), "--run-builtin", w["name"],
+                "--batch-size", str(w["batch_size"]), "--minibatches", str(minibatches)], None
+
+    def op_profile(self, rid, req, stop_ev):
+        w = validate_workload(req)
+        n_mb = req_int(req, "minibatches", "minibatches", lo=2, hi=100000, default=40,
+                       required=False)
+        interval = req_number(req, "sample_interval_ms", "sample_interval_ms", lo=100, hi=60000,
+                              default=100, required=False)
+        settle = validate_settle(req)
+        kind = device_kind(self.dev.model())
+        rails = self.dev.rails()
+        argv, cwd = self._workload_argv(w, n_mb)
+        events = queue.Queue()
+        err_tail = collections.deque(maxlen=STDERR_KEEP)
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    close_fds=True)
+        except (OSError, ValueError) as e:
+            raise OpError("workload_failed", "could not start %s: %s" % (argv[0], e), stderr=[])
+        t0 = time.monotonic()
+
+        def read_out():
+            try:
+                for bline in iter(proc.stdout.readline, b""):
+                    ms = parse_minibatch_line(bline.decode("utf-8", "replace"))
+                    if ms is not None:
+                        events.put(("mb", ms, (time.monotonic() - t0) * self.clock.scale))
+            except Exception as e:
+                log("workload stdout: %s" % e)
+            events.put(("eof",))
+
+        def read_err():
+            try:
+                for bline in iter(proc.stderr.readline, b""):
+                    err_tail.append(bline.decode("utf-8", "replace").rstrip("\r\n")[:1000])
+            except Exception:
+                pass
+
+        to = threading.Thread(target=read_out, name="ptwb-wl-out")
+        te = threading.Thread(target=read_err, name="ptwb-wl-err")
+        to.daemon = te.daemon = True
+        to.start()
+        te.start()
+
+        samples = []   # (t_s, total_w)
+        mbs = []       # (index, ms, t_end)
+        settle_t = None
+        settled = False
+        settle_done = False
+        scan_from = train_from = None  # sample indices: next window end to check, first training
+        terminated_by_us = False
+        stopped = False
+        k = 0
+        next_tick = t0
+        try:
+            while True:
+                if stop_ev.is_set():
+                    stopped = True
+                    break
+                now = time.monotonic()
+                if now >= next_tick:
+                    if rails:
+                        total, values = self.dev.read_power(rails, kind)
+                        t_s = (now - t0) * self.clock.scale
+                        samples.append((t_s, total))
+                        self.emit({"id": rid, "event": "power", "t_s": round(t_s, 3),
+                                   "total_w": total, "rails": values})
+                    k += 1
+                    next_tick = t0 + self.clock.real(k * interval / 1000.0)
+                    if not settle_done and mbs:
+                        # Settling is judged on training samples only: from the end of the
+                        # first (warm-up) minibatch on (see find_settle).
+                        train_t = mbs[0][2]
+                        if scan_from is None:
+                            train_from = len(samples)
+                            while train_from > 0 and samples[train_from - 1][0] >= train_t:
+                                train_from -= 1
+                            scan_from = train_from
+                        # only the windows ending at the samples not checked yet
+                        lo = max(train_from, scan_from - settle["window"] + 1)
+                        st, ok = find_settle(samples[lo:], settle["tolerance"], settle["window"],
+                                             settle["timeout_s"], train_t)
+                        scan_from = len(samples)
+                        t_now = (time.monotonic() - t0) * self.clock.scale
+                        if st is not None:
+                            settle_t, settled, settle_done = st, ok, True
+                        elif t_now >= train_t + settle["timeout_s"]:
+                            settle_t, settled, settle_done = train_t + settle["timeout_s"], False, True
+                        if settle_done:
+                            self.emit({"id": rid, "event": "settled", "t_s": round(settle_t, 3)})
+                    continue
+                try:
+                    item = events.get(timeout=max(0.0, min(next_tick - now, 0.25)))
+                except queue.Empty:
+                    continue
+                if item[0] == "eof":
+                    break
+                _, ms, t_end = item
+                mbs.append((len(mbs), ms, t_end))
+                self.emit({"id": rid, "event": "minibatch", "index": len(mbs) - 1,
+                           "ms": round(ms, 3), "t_s": round(t_end, 3)})
+                if w["kind"] == "command" and len(mbs) >= n_mb:
+                    terminated_by_us = True
+                    break
+        finally:
+            if proc.poll() is None and not (stopped or terminated_by_us):
+                # stdout closed (or we are failing): give the workload a moment to exit by itself
+                try:
+                    proc.wait(timeout=self.clock.real(10.0))
+                except subprocess.TimeoutExpired:
+                    terminated_by_us = True
+            if proc.poll() is None:
+                _terminate(proc)
+            rc = proc.wait()
+            to.join(2.0)
+            te.join(2.0)
+            for p in (proc.stdout, proc.stderr):
+                try:
+                    p.close()
+                except Exception:
+                    pass
+        if stopped:
+            raise OpError("stopped", "profile stopped after %d minibatches" % len(mbs))
+        if rc != 0 and not terminated_by_us:
+            raise OpError("workload_failed", "workload exited with status %d" % rc,
+                          stderr=list(err_tail))
+        if not mbs:
+            raise OpError("workload_failed", "workload printed no PTWB_MINIBATCH line",
+                          stderr=list(err_tail))
+        sel = select_clean(mbs, samples, settle_t if settle_done else None)
+        result = dict(sel)
+        result["settle_s"] = round(settle_t, 3) if settle_t is not None else None
+        result["settled"] = settled
+        result["samples"] = len(samples)
+        result["mode"] = self.dev.get_mode()
+        result["boot_id"] = self.dev._read("proc/sys/kernel/random/boot_id")
+        return result
+
+    # --- shutdown
+    def shutdown_on_eof(self):
+        with self.state_lock:
+            s = self.streaming
+            if s is not None:
+                s[1].set()
+        self.jobs.put(None)
+        self.worker.join()
+        with self.out_lock:
+            self.connected = False
+        if self.revert_pending():
+            log("stdin closed with a revert armed; waiting for its deadline")
+            self.wait_revert()
+
+
+def _terminate(proc):
+    try:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    except OSError:
+        pass
+
+
+def parse_l4t(text):
+    if not text:
+        return None
+    first = text.splitlines()[0]
+    m = re.search(r"R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)", first)
+    if m:
+        return "%s.%s" % (m.group(1), m.group(2).rstrip("."))
+    return first.lstrip("# ").strip() or None
+
+
+# --------------------------------------------------------------------------------------------
+# Reading requests
+
+class _Hangup(Exception):
+    pass
+
+
+class LineReader(object):
+    """Reads request lines from a binary or text stream, enforcing MAX_LINE.
+    Yields bytes/str without the newline, or the marker TOO_LONG."""
+
+    TOO_LONG = object()
+
+    def __init__(self, stream):
+        self.s = stream
+        self.sized = True
+        self._it = None
+
+    def _readline(self, n):
+        if not hasattr(self.s, "readline"):  # a bare iterable of lines
+            if self._it is None:
+                self._it = iter(self.s)
+            return next(self._it, "")
+        if self.sized:
+            try:
+                return self.s.readline(n)
+            except TypeError:
+                self.sized = False
+        return self.s.readline()
+
+    def next(self):
+        """Returns a line, TOO_LONG, or None at EOF."""
+        try:
+            line = self._readline(MAX_LINE + 2)
+        except UnicodeDecodeError:
+            return b"\xff"  # reported as invalid UTF-8
+        if not line:
+            return None
+        nl = "\n" if isinstance(line, str) else b"\n"
+        if line.endswith(nl):
+            body = line[:-1]
+            if body.endswith("\r" if isinstance(line, str) else b"\r"):
+                body = body[:-1]
+            return LineReader.TOO_LONG if _len_bytes(body) > MAX_LINE else body
+        if _len_bytes(line) <= MAX_LINE:
+            return line  # last line without newline
+        # too long: discard up to the next newline
+        while True:
+            try:
+                chunk = self._readline(MAX_LINE)
+            except UnicodeDecodeError:
+                continue
+            if not chunk or chunk.endswith(nl):
+                return LineReader.TOO_LONG
+
+
+def _len_bytes(s):
+    if isinstance(s, bytes):
+        return len(s)
+    if len(s) * 4 <= MAX_LINE:
+        return len(s)
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+# --------------------------------------------------------------------------------------------
+# Built-in PyTorch workloads (run as a separate process: --run-builtin)
+
+def run_builtin(name, batch_size, minibatches):
+    try:
+        import torch
+        import torch.nn as nn
+    except Exception as e:
+        sys.stderr.write("PyTorch is not available: %s\n" % e)
+        return 2
+    model = None
+    image = 224
+    try:
+        import torchvision
+        if name == "resnet18":
+            model = torchvision.models.resnet18(num_classes=1000)
+        elif name == "mobilenet_v3":
+            model = torchvision.models.mobilenet_v3_large(num_classes=1000)
+    except Exception as e:
+        sys.stderr.write("torchvision not available (%s); using ptwb_fallback_small_cnn instead of %s\n"
+                         % (e, name))
+    if model is None:
+        model = nn.Sequential(  # ptwb_fallback_small_cnn
+            nn.Conv2d(3, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.BatchNorm2d(64), nn.ReLU(),
+            nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.BatchNorm2d(128), nn.ReLU(),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, 1000))
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = model.to(dev).train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    x = torch.randn(batch_size, 3, image, image, device=dev)
+    y = torch.randint(0, 1000, (batch_size,), device=dev)
+    for _ in range(minibatches):
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        sys.stdout.write("PTWB_MINIBATCH %.3f\n" % ((time.perf_counter() - t) * 1000.0))
+        sys.stdout.flush()
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# main
+
+def _parse_args(argv):
+    p = argparse.ArgumentParser(prog="ptwb_agent.py", description="PowerTrain Workbench device agent")
+    p.add_argument("--root", default="/")
+    p.add_argument("--time-scale", type=float, default=1.0)
+    p.add_argument("--workload-runner", default=None)
+    p.add_argument("--run-builtin", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--batch-size", type=int, default=16, help=argparse.SUPPRESS)
+    p.add_argument("--minibatches", type=int, default=40, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def main(argv=None, stdin=None, stdout=None, files=None):
+    try:
+        args = _parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    if args.run_builtin:
+        return run_builtin(args.run_builtin, args.batch_size, args.minibatches)
+    if not (args.time_scale > 0 and math.isfinite(args.time_scale)):
+        log("--time-scale must be a positive number")
+        return 2
+    runner = None
+    if args.workload_runner:
+        try:
+            runner = json.loads(args.workload_runner)
+        except ValueError:
+            runner = None
+        if not isinstance(runner, list) or not runner or not all(isinstance(a, str) for a in runner):
+            log("--workload-runner must be a JSON array of strings")
+            return 2
+    if files is None:
+        files = KernelFiles(args.root)
+    if stdin is None:
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    if stdout is None:
+        stdout = sys.stdout
+
+    agent = Agent(files, stdout, args.time_scale, runner)
+    old_hup = None
+    in_main = threading.current_thread() is threading.main_thread()
+    if in_main and hasattr(signal, "SIGHUP"):
+        def on_hup(signum, frame):
+            if agent.revert_pending():
+                log("SIGHUP ignored: a revert is armed")
+                return
+            raise _Hangup()
+        try:
+            old_hup = signal.signal(signal.SIGHUP, on_hup)
+        except (ValueError, OSError):
+            old_hup = None
+    agent.worker.start()
+    reader = LineReader(stdin)
+    try:
+        while True:
+            try:
+                line = reader.next()
+            except _Hangup:
+                log("SIGHUP: closing")
+                break
+            except (OSError, IOError) as e:
+                log("stdin: %s" % e)
+                break
+            if line is None:
+                break
+            try:
+                if line is LineReader.TOO_LONG:
+                    agent.reply_err(None, "bad_request", "request line longer than 1 MiB")
+                else:
+                    agent.handle_line(line)
+            except _Hangup:
+                log("SIGHUP: closing")
+                break
+            except Exception as e:
+                log("internal error: %s" % traceback.format_exc())
+                agent.reply_err(None, "internal", "%s: %s" % (type(e).__name__, e))
+        while True:
+            try:
+                agent.shutdown_on_eof()
+                break
+            except _Hangup:
+                continue
+    finally:
+        if old_hup is not None:
+            try:
+                signal.signal(signal.SIGHUP, old_hup)
+            except (ValueError, OSError):
+                pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+#pragma once
+
+#include "transport.h"
+#include "wire.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+namespace ptwb {
+
+
+// An error from the device side, as a value: the agent's code and message ("readback_mismatch",
+// "gpu_hz: wrote 1300500000, kernel reports 1032750000"), or one of the client's own codes:
+// "timeout", "disconnected", "bad_reply".
+struct DeviceError
+{
+    QString code;
+    QString message;
+    QJsonObject details;  // the whole error object (e.g. "readback" for a mismatch)
+
+    QString text() const { return QStringLiteral("%1: %2").arg(code, message); }
+};
+
+// The end of one request: a result object or an error.
+struct DeviceReply
+{
+    bool ok = false;
+    QJsonObject result;
+    DeviceError error;
+};
+
+// One request in flight. Streamed events arrive as eventReceived(); finished() comes exactly
+// once, and then the call deletes itself (connect before returning to the event loop).
+class DeviceCall : public QObject
+{
+    Q_OBJECT
+
+public:
+    DeviceCall(qint64 id, QString op, QObject *parent)
+        : QObject(parent)
+        , m_id(id)
+        , m_op(std::move(op))
+    {
+    }
+    qint64 id() const { return m_id; }
+    const QString &op() const { return m_op; }
+    bool isFinished() const { return m_finished; }
+    const DeviceReply &reply() const { return m_reply; }
+
+Q_SIGNALS:
+    void eventReceived(const QString &kind, const QJsonObject &event);
+    void finished(const ptwb::DeviceReply &reply);
+
+private:
+    friend class DeviceClient;
+    void finish(DeviceReply reply);
+
+    qint64 m_id;
+    QString m_op;
+    bool m_finished = false;
+    DeviceReply m_reply;
+    QTimer m_timeout;
+};
+
+// The typed client of the agent protocol (docs/device-protocol.md) over any Transport:
+// request ids, per-request inactivity timeouts (an event restarts the clock), streamed events as
+// signals, and errors as values. Lives on the GUI thread; nothing here blocks.
+class DeviceClient : public QObject
+{
+    Q_OBJECT
+
+public:
+    static constexpr int kDefaultTimeoutMs = 15000;
+
+    // Takes ownership of the transport.
+    explicit DeviceClient(Transport *transport, QObject *parent = nullptr);
+    ~DeviceClient() override;
+
+    // Opens the transport and asks `hello`; then ready() or disconnected().
+    void connectToDevice();
+    void disconnectFromDevice();
+    bool isReady() const { return m_ready; }
+    const DeviceInfo &info() const { return m_info; }
+    Transport *transport() const { return m_transport; }
+
+    DeviceCall *call(const QString &op, const QJsonObject &fields = {},
+                     int timeoutMs = kDefaultTimeoutMs);
+    DeviceCall *getMode() { return call(QStringLiteral("get_mode")); }
+    DeviceCall *applyMode(const PowerMode &mode);
+    DeviceCall *armRevert(int seconds);
+    DeviceCall *confirm() { return call(QStringLiteral("confirm")); }
+    DeviceCall *samplePower(int intervalMs, int count);
+    DeviceCall *profile(const WorkloadSpec &workload, int minibatches);
+    // Ends a streaming call; its own reply then says "stopped".
+    DeviceCall *stop(const DeviceCall *streaming);
+
+Q_SIGNALS:
+    void ready(const ptwb::DeviceInfo &info);
+    // The connection is gone (or never came up); every call in flight finished "disconnected".
+    void disconnected(const QString &reason);
+    // An event that belongs to no call in flight, e.g. "reverted" after its arm call finished.
+    void unsolicitedEvent(const QString &kind, const QJsonObject &event);
+    // A line the client could not use (not JSON, unknown id): shown in the log, never fatal.
+    void protocolWarning(const QString &text);
+
+private:
+    void handleLine(const QByteArray &line);
+    void handleClosed(const QString &reason);
+    void failCalls(const QString &reason);
+
+    QPointer<Transport> m_transport;
+    QHash<qint64, QPointer<DeviceCall>> m_calls;
+    qint64 m_nextId = 1;
+    bool m_ready = false;
+    DeviceInfo m_info;
+};
+
+}  // namespace ptwb

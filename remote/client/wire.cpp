@@ -1,0 +1,180 @@
+#include "wire.h"
+
+#include <QJsonArray>
+#include <QJsonValue>
+
+namespace ptwb {
+
+namespace {
+
+template<typename T>
+Expected<T> missing(const QString &field, const QString &expected)
+{
+    return Expected<T>::failure(
+        QStringLiteral("agent reply: field '%1': expected %2").arg(field, expected));
+}
+
+// JSON numbers are doubles: integral values up to 2^53 are exact, which covers every clock.
+bool integral(const QJsonValue &value, qint64 *out)
+{
+    if (!value.isDouble())
+        return false;
+    const double d = value.toDouble();
+    if (d != double(qint64(d)))
+        return false;
+    *out = qint64(d);
+    return true;
+}
+
+template<typename T>
+Expected<QVector<T>> integers(const QJsonObject &object, const QString &key, const QString &field)
+{
+    const QJsonValue value = object.value(key);
+    if (!value.isArray() || value.toArray().isEmpty())
+        return missing<QVector<T>>(field, QStringLiteral("a non-empty list of integers"));
+    QVector<T> out;
+    for (const QJsonValue &item : value.toArray()) {
+        qint64 number = 0;
+        if (!integral(item, &number) || number <= 0)
+            return missing<QVector<T>>(field, QStringLiteral("a list of positive integers"));
+        out.append(T(number));
+    }
+    return out;
+}
+
+Expected<Quartiles3> quartiles(const QJsonObject &object, const QString &key)
+{
+    const QJsonObject q = object.value(key).toObject();
+    for (const char *part : {"median", "q1", "q3"}) {
+        if (!q.value(QLatin1String(part)).isDouble())
+            return missing<Quartiles3>(QStringLiteral("%1.%2").arg(key, QLatin1String(part)),
+                                       QStringLiteral("a number"));
+    }
+    return Quartiles3 {q.value(QLatin1String("median")).toDouble(),
+                       q.value(QLatin1String("q1")).toDouble(),
+                       q.value(QLatin1String("q3")).toDouble()};
+}
+
+}  // namespace
+
+QJsonObject modeToJson(const PowerMode &mode)
+{
+    return {{QStringLiteral("cores"), mode.cores},
+            {QStringLiteral("cpu_khz"), double(mode.cpuKHz)},
+            {QStringLiteral("gpu_hz"), double(mode.gpuHz)},
+            {QStringLiteral("emc_hz"), double(mode.emcHz)}};
+}
+
+Expected<PowerMode> modeFromJson(const QJsonObject &object, const QString &field)
+{
+    PowerMode mode;
+    const char *keys[] = {"cores", "cpu_khz", "gpu_hz", "emc_hz"};
+    qint64 values[4] = {};
+    for (int i = 0; i < 4; ++i) {
+        if (!integral(object.value(QLatin1String(keys[i])), &values[i]) || values[i] <= 0)
+            return missing<PowerMode>(QStringLiteral("%1.%2").arg(field, QLatin1String(keys[i])),
+                                      QStringLiteral("a positive integer"));
+    }
+    mode.cores = int(values[0]);
+    mode.cpuKHz = values[1];
+    mode.gpuHz = values[2];
+    mode.emcHz = values[3];
+    return mode;
+}
+
+Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
+{
+    DeviceInfo info;
+    for (const char *key : {"agent_version", "model", "boot_id"}) {
+        if (!result.value(QLatin1String(key)).isString())
+            return missing<DeviceInfo>(QLatin1String(key), QStringLiteral("a string"));
+    }
+    info.agentVersion = result.value(QLatin1String("agent_version")).toString();
+    info.model = result.value(QLatin1String("model")).toString();
+    info.bootId = result.value(QLatin1String("boot_id")).toString();
+    info.kind = result.value(QLatin1String("device")).toString();  // null when unknown
+    info.l4t = result.value(QLatin1String("l4t")).toString();
+    info.simulated = result.value(QLatin1String("simulated")).toBool();
+
+    const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
+    auto cores = integers<int>(tables, QStringLiteral("cores"), QStringLiteral("tables.cores"));
+    auto cpu = integers<qint64>(tables, QStringLiteral("cpu_khz"), QStringLiteral("tables.cpu_khz"));
+    auto gpu = integers<qint64>(tables, QStringLiteral("gpu_hz"), QStringLiteral("tables.gpu_hz"));
+    auto emc = integers<qint64>(tables, QStringLiteral("emc_hz"), QStringLiteral("tables.emc_hz"));
+    for (const auto *list : {&cpu, &gpu, &emc}) {
+        if (!*list)
+            return Expected<DeviceInfo>::failure(list->error());
+    }
+    if (!cores)
+        return Expected<DeviceInfo>::failure(cores.error());
+    info.cores = *cores;
+    info.cpuKHz = *cpu;
+    info.gpuHz = *gpu;
+    info.emcHz = *emc;
+
+    for (const QJsonValue &preset : result.value(QLatin1String("presets")).toArray()) {
+        const QJsonObject p = preset.toObject();
+        info.presets.append({p.value(QLatin1String("id")).toInt(),
+                             p.value(QLatin1String("name")).toString()});
+    }
+    for (const QJsonValue &rail : result.value(QLatin1String("rails")).toArray())
+        info.rails.append(rail.toString());
+    Expected<PowerMode> mode =
+        modeFromJson(result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"));
+    if (!mode)
+        return Expected<DeviceInfo>::failure(mode.error());
+    info.mode = *mode;
+    return info;
+}
+
+QString DeviceInfo::summary() const
+{
+    QStringList parts {model};
+    if (!l4t.isEmpty())
+        parts.append(QStringLiteral("L4T %1").arg(l4t));
+    parts.append(mode.toShort());
+    return parts.join(QStringLiteral(" · "));
+}
+
+Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
+{
+    ProfileResult out;
+    Expected<Quartiles3> time = quartiles(result, QStringLiteral("time_ms"));
+    if (!time)
+        return Expected<ProfileResult>::failure(time.error());
+    Expected<Quartiles3> power = quartiles(result, QStringLiteral("power_w"));
+    if (!power)
+        return Expected<ProfileResult>::failure(power.error());
+    if (!(time->median > 0) || !(power->median > 0))
+        return missing<ProfileResult>(QStringLiteral("time_ms/power_w"),
+                                      QStringLiteral("positive medians"));
+    out.timeMs = *time;
+    out.powerW = *power;
+    out.minibatches = result.value(QLatin1String("minibatches")).toInt();
+    out.discarded = result.value(QLatin1String("discarded")).toInt();
+    out.settleSeconds = result.value(QLatin1String("settle_s")).toDouble();
+    out.settled = result.value(QLatin1String("settled")).toBool(true);
+    out.bootId = result.value(QLatin1String("boot_id")).toString();
+    Expected<PowerMode> mode =
+        modeFromJson(result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"));
+    if (!mode)
+        return Expected<ProfileResult>::failure(mode.error());
+    out.mode = *mode;
+    return out;
+}
+
+QJsonObject WorkloadSpec::toJson() const
+{
+    if (!builtin.isEmpty()) {
+        return {{QStringLiteral("kind"), QStringLiteral("builtin")},
+                {QStringLiteral("name"), builtin},
+                {QStringLiteral("batch_size"), batchSize}};
+    }
+    QJsonObject out {{QStringLiteral("kind"), QStringLiteral("command")},
+                     {QStringLiteral("argv"), QJsonArray::fromStringList(argv)}};
+    if (!workingDirectory.isEmpty())
+        out.insert(QStringLiteral("cwd"), workingDirectory);
+    return out;
+}
+
+}  // namespace ptwb

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "modes/powermode.h"
+#include "util/expected.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace ptwb {
+
+// Typed views of the agent's JSON (docs/device-protocol.md). Parsing checks every field the
+// desktop relies on and names the one that is missing or of the wrong type.
+
+QJsonObject modeToJson(const PowerMode &mode);
+Expected<PowerMode> modeFromJson(const QJsonObject &object, const QString &field);
+
+struct Quartiles3
+{
+    double median = 0;
+    double q1 = 0;
+    double q3 = 0;
+};
+
+struct DevicePreset
+{
+    int id = 0;
+    QString name;
+};
+
+// What `hello` says about the device.
+struct DeviceInfo
+{
+    QString agentVersion;
+    QString model;  // device-tree model, "(simulated)" on the simulator
+    QString kind;  // orin-agx, xavier-agx, orin-nano, or empty when unknown
+    QString l4t;
+    QString bootId;
+    bool simulated = false;
+    QVector<int> cores;
+    QVector<qint64> cpuKHz;
+    QVector<qint64> gpuHz;
+    QVector<qint64> emcHz;
+    QVector<DevicePreset> presets;
+    QStringList rails;
+    PowerMode mode;  // current
+
+    static Expected<DeviceInfo> fromJson(const QJsonObject &result);
+    // "Jetson AGX Orin (simulated) · L4T R35.4.1 · 12c/2.20C/1.30G/3.20M"
+    QString summary() const;
+};
+
+// What `profile` returns for one mode.
+struct ProfileResult
+{
+    Quartiles3 timeMs;
+    Quartiles3 powerW;
+    int minibatches = 0;
+    int discarded = 0;
+    double settleSeconds = 0;
+    bool settled = true;
+    PowerMode mode;  // read back after the run: throttling shows here
+    QString bootId;
+
+    static Expected<ProfileResult> fromJson(const QJsonObject &result);
+};
+
+// A workload for `profile`: a built-in PyTorch loop or the user's own command (argv, no shell).
+struct WorkloadSpec
+{
+    QString builtin;  // resnet18, mobilenet_v3; empty for a command
+    int batchSize = 16;
+    QStringList argv;
+    QString workingDirectory;
+
+    QJsonObject toJson() const;
+};
+
+}  // namespace ptwb

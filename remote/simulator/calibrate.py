@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Calibrate the simulated Jetson's performance model on real AGX Orin measurements.
+
+  calibrate.py [--data DIR]            fit ResNet-18 and MobileNet v3, write profiles.json
+  calibrate.py --check [--data DIR]    evaluate profiles.json on every measured mode: time and
+                                       power MAPE per workload; exit 1 if a bound is missed
+
+DIR defaults to ../shared/data beside the checkout (the directory holding orin-agx/*.csv). When it
+is absent the script says so and exits 0 (nothing to check). The measurements are read in place,
+never copied. Standard library only: the fit is a small Levenberg-Marquardt in pure Python.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import perfmodel  # noqa: E402
+
+DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data"))
+
+TIME_MAPE_BOUND = 15.0
+POWER_MAPE_BOUND = 8.0
+
+# Workloads fitted on real data: name -> (file under DATA/orin-agx, description)
+CALIBRATED = {
+    "resnet18": ("resnet18_imagenet_train.csv", "ResNet-18, ImageNet-val, minibatch 16"),
+    "mobilenet_v3": ("mobilenetv3_gld23k_train.csv", "MobileNet v3, GLD-23k, minibatch 16"),
+}
+
+# Hand-set workloads: derived from a calibrated one by multiplying its terms. The shape
+# parameters (p, p_dev, c0, n_sat, q, voltage slopes) are kept; the magnitudes say where the
+# time goes. Plausible, not measured: see docs/simulator.md.
+HANDSET = {
+    "yolo_detect": {
+        "base": "resnet18",
+        "description": "detection-like (YOLO-style): heavy CPU augmentation and decoding, "
+                       "CPU-bound below ~8 cores or ~1.5 GHz",
+        "time": {"gpu": 1.8, "mem": 1.3, "load_cpu": 3.2, "load_mem": 2.0, "launch_cpu": 1.3,
+                 "t0": 1.5},
+        "power": {"gpu_busy": 1.05, "core_busy": 1.1},
+    },
+    "bert_base": {
+        "base": "resnet18",
+        "description": "transformer-like (BERT-base fine-tuning): GPU compute-bound, little "
+                       "input work, high GPU power",
+        "time": {"gpu": 4.0, "mem": 2.2, "load_cpu": 0.15, "load_mem": 0.15, "launch_cpu": 1.6,
+                 "t0": 2.0},
+        "power": {"gpu_busy": 1.15, "mem_busy": 1.1},
+    },
+    "lstm": {
+        "base": "mobilenet_v3",
+        "description": "recurrent (LSTM language model): many small sequential kernels, "
+                       "launch-bound on one CPU core and memory-bound on the GPU side",
+        "time": {"gpu": 0.6, "mem": 2.5, "load_cpu": 0.2, "load_mem": 0.2, "launch_cpu": 1.8,
+                 "launch_mem": 1.5, "t0": 1.0},
+        "power": {"gpu_busy": 0.6, "mem_busy": 1.0},
+    },
+}
+
+# Devices relative to the AGX Orin the data was measured on (hand-set, see docs/simulator.md).
+# *_time multiply the time terms of that domain, *_power the dynamic power of that domain;
+# static_w replaces the fitted static power. Frequencies are normalized to each device's own
+# table maximum in the voltage model.
+DEVICES = {
+    "orin-agx": {"description": "measured device (factors 1)"},
+    "xavier-agx": {
+        "description": "Volta GPU with 512 CUDA cores (Orin: 2048 Ampere), 8 Carmel cores, "
+                       "256-bit LPDDR4x (same bytes per EMC clock as Orin's LPDDR5)",
+        "gpu_time": 2.4, "mem_time": 1.0, "cpu_time": 1.35,
+        "gpu_power": 0.85, "mem_power": 0.9, "cpu_power": 1.3, "static_w": 7.0,
+    },
+    "orin-nano": {
+        "description": "Ampere GPU with 1024 CUDA cores, 6 A78AE cores, 128-bit LPDDR5 "
+                       "(half the bytes per EMC clock)",
+        "gpu_time": 2.0, "mem_time": 2.0, "cpu_time": 1.0,
+        "gpu_power": 0.3, "mem_power": 0.3, "cpu_power": 0.5, "static_w": 3.0,
+    },
+}
+
+TIME_INIT = {"t0": 10.0, "gpu": 50.0, "mem": 120.0, "p_dev": 3.0, "launch_cpu": 60.0,
+             "launch_mem": 5.0, "load_cpu": 320.0, "load_mem": 100.0, "c0": 1.2, "n_sat": 5.0,
+             "q": 4.0, "p": 4.0}
+POWER_INIT = {"static": 8.0, "core_on": 0.2, "core_clk": 0.3, "core_busy": 1.0, "v0_cpu": 0.5,
+              "gpu_clk": 3.0, "gpu_busy": 25.0, "v0_gpu": 0.5, "mem_clk": 2.0, "mem_busy": 6.0}
+
+
+# -- parameter transforms (the fit works on unconstrained values) --------------------------
+
+def _time_to_x(tp):
+    x = []
+    for k in perfmodel.TIME_PARAMS:
+        v = tp[k]
+        if k == "c0":
+            s = min(max(v / 1.9, 1e-6), 1 - 1e-6)
+            x.append(math.log(s / (1 - s)))
+        elif k in ("p_dev", "p"):
+            x.append(math.log(v - 1.0))
+        elif k in ("n_sat", "q"):
+            x.append(math.log(v - 0.5))
+        else:
+            x.append(math.log(v))
+    return x
+
+
+def _x_to_time(x):
+    tp = {}
+    for k, v in zip(perfmodel.TIME_PARAMS, x):
+        v = max(min(v, 30.0), -30.0)
+        if k == "c0":
+            tp[k] = 1.9 / (1.0 + math.exp(-v))
+        elif k in ("p_dev", "p"):
+            tp[k] = 1.0 + math.exp(v)
+        elif k in ("n_sat", "q"):
+            tp[k] = 0.5 + math.exp(v)
+        else:
+            tp[k] = math.exp(v)
+    return tp
+
+
+def _power_to_x(pp):
+    x = []
+    for k in perfmodel.POWER_PARAMS:
+        v = pp[k]
+        if k.startswith("v0_"):
+            s = min(max(v, 1e-6), 1 - 1e-6)
+            x.append(math.log(s / (1 - s)))
+        else:
+            x.append(math.log(v))
+    return x
+
+
+def _x_to_power(x):
+    pp = {}
+    for k, v in zip(perfmodel.POWER_PARAMS, x):
+        v = max(min(v, 30.0), -30.0)
+        pp[k] = 1.0 / (1.0 + math.exp(-v)) if k.startswith("v0_") else math.exp(v)
+    return pp
+
+
+# -- data ------------------------------------------------------------------------------------
+
+def read_csv(path):
+    rows = []
+    with open(path, "r", encoding="utf-8-sig", newline="") as f:
+        for rec in csv.DictReader(f):
+            rows.append((perfmodel.Mode(int(float(rec["cores"])), int(float(rec["cpu"])),
+                                        int(float(rec["gpu"])), int(float(rec["mem"]))),
+                         float(rec["observed_time"]), float(rec["observed_power"])))
+    return rows
+
+
+# -- Levenberg-Marquardt ---------------------------------------------------------------------
+
+def _solve(a, b):
+    """Gaussian elimination with partial pivoting (a is n x n, small)."""
+    n = len(b)
+    m = [list(a[i]) + [b[i]] for i in range(n)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda r: abs(m[r][c]))
+        if abs(m[piv][c]) < 1e-300:
+            raise ZeroDivisionError("singular")
+        m[c], m[piv] = m[piv], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            if f:
+                for k in range(c, n + 1):
+                    m[r][k] -= f * m[c][k]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        s = m[r][n] - sum(m[r][k] * x[k] for k in range(r + 1, n))
+        x[r] = s / m[r][r]
+    return x
+
+
+def levenberg_marquardt(resid, x0, iters=80, verbose=False, label=""):
+    x = list(x0)
+    r = resid(x)
+    cost = sum(v * v for v in r)
+    lam = 1e-2
+    n = len(x)
+    for it in range(iters):
+        h = 1e-6
+        cols = []
+        for j in range(n):
+            xj = list(x)
+            xj[j] += h
+            rj = resid(xj)
+            cols.append([(a - b) / h for a, b in zip(rj, r)])
+        jtj = [[sum(ci * cj for ci, cj in zip(cols[i], cols[j])) for j in range(n)] for i in range(n)]
+        jtr = [sum(ci * ri for ci, ri in zip(cols[i], r)) for i in range(n)]
+        improved = False
+        for _ in range(12):
+            a = [[jtj[i][j] + (lam * (jtj[i][i] + 1e-9) if i == j else 0.0) for j in range(n)]
+                 for i in range(n)]
+            try:
+                d = _solve(a, [-v for v in jtr])
+            except ZeroDivisionError:
+                lam *= 10
+                continue
+            xn = [xi + di for xi, di in zip(x, d)]
+            try:
+                rn = resid(xn)
+                cn = sum(v * v for v in rn)
+            except (ArithmeticError, ValueError):
+                cn = float("inf")
+            if cn < cost:
+                rel = (cost - cn) / cost
+                x, r, cost = xn, rn, cn
+                lam = max(lam / 3.0, 1e-9)
+                improved = True
+                break
+            lam *= 4.0
+        if verbose:
+            print("  %s iter %d cost %.5f lambda %.1e" % (label, it, cost, lam), file=sys.stderr)
+        if not improved or rel < 1e-7:
+            break
+    return x, cost
+
+
+# -- fit and check -----------------------------------------------------------------------------
+
+def _ref_dev(table):
+    dev = {"fmax": {"cpu_hz": max(table["cpu_khz"]) * 1e3, "gpu_hz": float(max(table["gpu_hz"])),
+                    "emc_hz": float(max(table["emc_hz"]))}}
+    return dev
+
+
+def fit_workload(rows, table, verbose=False):
+    dev = _ref_dev(table)
+
+    def tres(x):
+        tp = _x_to_time(x)
+        return [math.log(perfmodel.time_terms(tp, dev, m)["total"] / t) for m, t, _ in rows]
+
+    best = None
+    for scale in (1.0, 0.5, 2.0):
+        init = dict(TIME_INIT)
+        for k in ("gpu", "mem", "load_cpu", "launch_cpu"):
+            init[k] *= scale
+        x, cost = levenberg_marquardt(tres, _time_to_x(init), verbose=verbose, label="time")
+        if best is None or cost < best[1]:
+            best = (x, cost)
+    tp = _x_to_time(best[0])
+    terms = [perfmodel.time_terms(tp, dev, m) for m, _, _ in rows]
+
+    def pres(x):
+        pp = _x_to_power(x)
+        return [(perfmodel.power_terms(pp, dev, m, tt)["total"] - p) / p
+                for (m, _, p), tt in zip(rows, terms)]
+
+    xp, _ = levenberg_marquardt(pres, _power_to_x(POWER_INIT), verbose=verbose, label="power")
+    pp = _x_to_power(xp)
+    return ({k: round(v, 6) for k, v in tp.items()}, {k: round(v, 6) for k, v in pp.items()})
+
+
+def mape(rows, model, name):
+    et = ep = 0.0
+    for m, t, p in rows:
+        et += abs(model.time_ms(name, m) - t) / t
+        ep += abs(model.power_w(name, m) - p) / p
+    return 100.0 * et / len(rows), 100.0 * ep / len(rows)
+
+
+def derive_handset(workloads):
+    out = {}
+    for name, spec in HANDSET.items():
+        base = workloads[spec["base"]]
+        tp = dict(base["time"])
+        for k, f in spec["time"].items():
+            tp[k] = round(tp[k] * f, 6)
+        pp = dict(base["power"])
+        for k, f in spec.get("power", {}).items():
+            pp[k] = round(pp[k] * f, 6)
+        out[name] = {"source": "hand-set from %s (multipliers in calibrate.py HANDSET)" % spec["base"],
+                     "description": spec["description"], "batch_size": 16, "time": tp, "power": pp}
+    return out
+
+
+def data_dir_or_none(path):
+    if path and os.path.isdir(os.path.join(path, "orin-agx")):
+        return path
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=DEFAULT_DATA, help="directory holding orin-agx/*.csv")
+    ap.add_argument("--check", action="store_true", help="evaluate profiles.json, do not fit")
+    ap.add_argument("--profiles", default=perfmodel.PROFILES_PATH)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+
+    data = data_dir_or_none(args.data)
+    if data is None:
+        print("calibrate: no measurements at %s (expected %s/orin-agx/*.csv); skipping"
+              % (args.data, args.data))
+        return 0
+    table = perfmodel.load_device_table("orin-agx")
+
+    if not args.check:
+        t_start = time.time()
+        workloads = {}
+        for name, (fname, desc) in sorted(CALIBRATED.items()):
+            rows = read_csv(os.path.join(data, "orin-agx", fname))
+            print("fitting %s on %d modes ..." % (name, len(rows)), flush=True)
+            tp, pp = fit_workload(rows, table, verbose=args.verbose)
+            workloads[name] = {"source": "calibrated on orin-agx/%s (%d modes)" % (fname, len(rows)),
+                               "description": desc, "batch_size": 16, "time": tp, "power": pp}
+        workloads.update(derive_handset(workloads))
+        profiles = {
+            "_comment": "Parameters of the simulated Jetson's performance model (remote/simulator/"
+                        "perfmodel.py, docs/simulator.md). Written by calibrate.py; do not edit "
+                        "the calibrated workloads by hand.",
+            "reference_device": "orin-agx",
+            "reference_workload": "resnet18",
+            "devices": DEVICES,
+            "workloads": workloads,
+        }
+        with open(args.profiles, "w", encoding="utf-8") as f:
+            json.dump(profiles, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print("wrote %s in %.0f s" % (args.profiles, time.time() - t_start))
+
+    profiles = perfmodel.load_profiles(args.profiles)
+    model = perfmodel.PerfModel("orin-agx", profiles=profiles, table=table)
+    ok = True
+    print("calibration check: %s --check --data %s" % (os.path.relpath(__file__), args.data))
+    for name, (fname, _) in sorted(CALIBRATED.items()):
+        path = os.path.join(data, "orin-agx", fname)
+        if not os.path.exists(path):
+            print("  %-13s %s missing; skipped" % (name, path))
+            continue
+        rows = read_csv(path)
+        tm, pm = mape(rows, model, name)
+        good = tm <= TIME_MAPE_BOUND and pm <= POWER_MAPE_BOUND
+        ok = ok and good
+        print("  %-13s modes %d  time MAPE %5.2f %% (<= %.0f)  power MAPE %5.2f %% (<= %.0f)  %s"
+              % (name, len(rows), tm, TIME_MAPE_BOUND, pm, POWER_MAPE_BOUND, "ok" if good else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

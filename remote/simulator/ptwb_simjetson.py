@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The simulated Jetson: the real device agent served against a fake kernel.
+
+  ptwb_simjetson.py --device orin-agx|xavier-agx|orin-nano --state DIR [--speed 50] [--seed N]
+                    [--fault SPEC ...]
+
+Speaks the agent's JSON-lines protocol on stdin/stdout (docs/device-protocol.md); logs go to
+stderr. Everything it reports is labeled simulated: the device-tree model ends in "(simulated)"
+and hello says "simulated": true. See docs/simulator.md. Standard library only, Python 3.8+.
+
+Exit status: the agent's (0 after stdin closes); 2 for bad arguments; 75 when a drop-after fault
+drops the connection; 76 when a reboot-after fault reboots the device.
+"""
+
+import argparse
+import json
+import os
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AGENT_DIR = os.path.normpath(os.path.join(HERE, "..", "agent"))
+sys.path.insert(0, HERE)
+sys.path.insert(0, AGENT_DIR)
+
+import perfmodel  # noqa: E402
+import simkernel  # noqa: E402
+
+EXIT_DROPPED = 75
+EXIT_REBOOTED = 76
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="ptwb_simjetson.py", description="The simulated Jetson.")
+    ap.add_argument("--device", required=True, choices=simkernel.DEVICES)
+    ap.add_argument("--state", required=True, metavar="DIR",
+                    help="state directory (the fake tree is DIR/root; reused across runs)")
+    ap.add_argument("--speed", type=float, default=50.0,
+                    help="time compression: device seconds per wall second (default 50)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
+    ap.add_argument("--fault", action="append", default=[], metavar="SPEC",
+                    help="reject:FIELD=VALUE, drop-after:N, reboot-after:N, throttle:F (repeatable)")
+    args = ap.parse_args(argv)
+    if not (args.speed > 0 and args.speed < 1e6):
+        ap.error("--speed must be a positive number")
+    return args
+
+
+def forward_stdin(src, dst_fd, kernel, faults):
+    """Copy request lines from the real stdin to the agent, counting them for connection faults."""
+    count = 0
+    dst = os.fdopen(dst_fd, "wb", buffering=0)
+    try:
+        while True:
+            line = src.readline()
+            if not line:
+                break
+            if line.strip():
+                count += 1
+                faults.reload()
+                hit = faults.connection_fault(count)
+                if hit is not None:
+                    fault, from_file = hit
+                    if from_file:
+                        faults.consume_file_fault(fault)
+                    if fault[0] == "reboot-after":
+                        kernel.reboot()
+                        simkernel.log("simulated reboot at request %d (new boot id); "
+                                      "connection dropped" % count)
+                        sys.stderr.flush()
+                        os._exit(EXIT_REBOOTED)
+                    simkernel.log("simulated connection drop at request %d" % count)
+                    sys.stderr.flush()
+                    os._exit(EXIT_DROPPED)
+            dst.write(line)
+    except (OSError, ValueError) as e:
+        simkernel.log("stdin: %s" % e)
+    finally:
+        try:
+            dst.close()
+        except OSError:
+            pass
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        faults = simkernel.Faults(args.fault, os.path.join(args.state, "faults.json"))
+    except simkernel.FaultError as e:
+        sys.stderr.write("ptwb_simjetson.py: %s\n" % e)
+        return 2
+    try:
+        import ptwb_agent
+    except ImportError as e:
+        sys.stderr.write("ptwb_simjetson.py: cannot import the agent from %s: %s\n" % (AGENT_DIR, e))
+        return 2
+    state = os.path.abspath(args.state)
+    table = perfmodel.load_device_table(args.device)
+    kernel = simkernel.SimKernel(state, args.device, table=table, speed=args.speed,
+                                 seed=args.seed, faults=faults)
+    simkernel.log("%s %s in %s (speed %g)" % ("created" if kernel.created else "reusing",
+                                               args.device, kernel.root, args.speed))
+    kernel.start()
+    files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel)
+    runner = [sys.executable, os.path.join(HERE, "sim_workload.py"), "--state", state,
+              "--speed", repr(args.speed), "--seed", str(args.seed)]
+    rfd, wfd = os.pipe()
+    src = getattr(sys.stdin, "buffer", sys.stdin)
+    fwd = threading.Thread(target=forward_stdin, args=(src, wfd, kernel, faults),
+                           name="sim-stdin", daemon=True)
+    fwd.start()
+    agent_stdin = os.fdopen(rfd, "rb")
+    try:
+        rc = ptwb_agent.main(argv=["--root", kernel.root, "--time-scale", repr(args.speed),
+                                   "--workload-runner", json.dumps(runner)],
+                             stdin=agent_stdin, stdout=sys.stdout, files=files)
+    finally:
+        kernel.stop()
+    return rc if isinstance(rc, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

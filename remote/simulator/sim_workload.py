@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A simulated training workload: prints one `PTWB_MINIBATCH <ms>` line per minibatch.
+
+  sim_workload.py --state DIR [--speed 50] [--seed N] --name NAME --batch-size B --minibatches N
+
+The agent of the simulated Jetson runs it for built-in workloads (--workload-runner). It reads the
+clocks and online cores from the fake tree in DIR/root before every minibatch, takes the minibatch
+time from the performance model (perfmodel.py, profiles.json), adds noise (a per-run factor and
+per-minibatch jitter; the first minibatch is a slower warm-up) and sleeps time/speed. While it
+runs, DIR/load.json announces the load so the simulated kernel reports training power.
+Unknown workload: a message on stderr and exit status 2.
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import perfmodel  # noqa: E402
+import simkernel  # noqa: E402
+
+RUN_NOISE = 0.015        # relative sd of a run's factor (run-to-run)
+MINIBATCH_NOISE = 0.025  # relative sd of one minibatch
+WARMUP = (1.6, 2.2)      # the first minibatch is this many times slower
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="sim_workload.py")
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--speed", type=float, default=50.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default=None, help="default: the device of DIR/sim.json")
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--minibatches", type=int, default=40)
+    return ap.parse_args(argv)
+
+
+def next_run_number(state):
+    """A counter in DIR/runs so repeated runs of one mode differ but stay reproducible."""
+    path = os.path.join(state, "runs")
+    try:
+        with open(path, "r") as f:
+            n = int(f.read().strip() or 0) + 1
+    except (OSError, ValueError):
+        n = 1
+    try:
+        simkernel.atomic_write(path, "%d\n" % n)
+    except OSError:
+        pass
+    return n
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    state = os.path.abspath(args.state)
+    device = args.device
+    if device is None:
+        try:
+            with open(os.path.join(state, "sim.json"), "r", encoding="utf-8") as f:
+                device = json.load(f)["device"]
+        except (OSError, ValueError, KeyError) as e:
+            sys.stderr.write("sim_workload: no simulated device in %s: %s\n" % (state, e))
+            return 2
+    model = perfmodel.PerfModel(device)
+    if not model.has_workload(args.name):
+        sys.stderr.write("sim_workload: unknown workload %r; known: %s\n"
+                         % (args.name, ", ".join(model.workloads())))
+        return 2
+    if args.batch_size < 1 or args.minibatches < 1 or not args.speed > 0:
+        sys.stderr.write("sim_workload: --batch-size, --minibatches and --speed must be positive\n")
+        return 2
+    root = os.path.join(state, "root")
+    mode = simkernel.read_mode(root, device)
+    run = next_run_number(state)
+    rng = random.Random("%d/%s/%d/%s/%d" % (args.seed, args.name, args.batch_size, mode, run))
+    run_factor = 1.0 + rng.gauss(0.0, RUN_NOISE)
+
+    load_path = os.path.join(state, "load.json")
+
+    def cleanup(*_):
+        try:
+            with open(load_path, "r", encoding="utf-8") as f:
+                if json.load(f).get("pid") == os.getpid():
+                    os.remove(load_path)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def on_term(signum, frame):
+        cleanup()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    simkernel.atomic_write(load_path, json.dumps({"pid": os.getpid(), "name": args.name,
+                                                  "batch_size": args.batch_size}) + "\n")
+    try:
+        for i in range(args.minibatches):
+            mode = simkernel.read_mode(root, device)
+            ms = model.time_ms(args.name, mode, args.batch_size) * run_factor
+            ms *= max(0.5, 1.0 + rng.gauss(0.0, MINIBATCH_NOISE))
+            if i == 0:
+                ms *= rng.uniform(*WARMUP)
+            time.sleep(ms / 1000.0 / args.speed)
+            sys.stdout.write("PTWB_MINIBATCH %.3f\n" % ms)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        cleanup()
+        return 1
+    finally:
+        cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

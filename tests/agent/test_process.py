@@ -1,0 +1,143 @@
+"""The agent as a separate process: random bytes on stdin, revert after stdin closes."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import faketree
+from faketree import MAXN
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AGENT = os.path.join(faketree.AGENT_DIR, "ptwb_agent.py")
+# runs the agent's main() with the kernel-playing FakeKernel over the tree in argv[1]
+LAUNCH = ("import sys; sys.path.insert(0, %r); import faketree, ptwb_agent; "
+          "root = sys.argv[1]; "
+          "sys.exit(ptwb_agent.main(sys.argv[2:], files=faketree.FakeKernel(root)))" % HERE)
+
+LOW = {"cores": 4, "cpu_khz": 729600, "gpu_hz": 612000000, "emc_hz": 665600000}
+
+
+class ProcessTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptwb-agent-test-")
+        faketree.build_orin_agx(self.tmp)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_random_bytes_then_hello(self):
+        rng = random.Random(1234)
+        junk = bytearray()
+        for _ in range(200):
+            n = rng.randint(0, 300)
+            junk += bytes(rng.getrandbits(8) for _ in range(n))
+            junk += b"\n"
+        junk += b"x" * (1024 * 1024 + 10) + b"\n"   # a line over 1 MiB
+        junk += b"\x00\x01\x02\r\n"
+        junk += b'{"id": "h", "op": "hello"}\n'
+        p = subprocess.run([sys.executable, AGENT, "--root", self.tmp], input=bytes(junk),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        lines = [json.loads(x) for x in p.stdout.decode("ascii").splitlines()]
+        self.assertGreater(len(lines), 100)
+        hello = [x for x in lines if x.get("id") == "h"]
+        self.assertEqual(len(hello), 1)
+        self.assertTrue(hello[0]["ok"])
+        self.assertEqual(hello[0]["result"]["device"], "orin-agx")
+        others = [x for x in lines if x.get("id") != "h"]
+        for x in others:
+            self.assertIs(x["ok"], False)
+            self.assertIn(x["error"]["code"], ("bad_request", "bad_field", "unknown_op"))
+        self.assertIn("longer than 1 MiB", json.dumps(others))
+
+    def _agent(self, *args):
+        return subprocess.Popen([sys.executable, "-c", LAUNCH, self.tmp] + list(args),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+
+    def _req(self, p, obj):
+        p.stdin.write((json.dumps(obj) + "\n").encode())
+        p.stdin.flush()
+        while True:
+            ln = json.loads(p.stdout.readline())
+            if ln.get("id") == obj["id"] and "ok" in ln:
+                return ln
+
+    def _mode(self):
+        files = faketree.FakeKernel(self.tmp)
+        import ptwb_agent
+        return ptwb_agent.Device(files).get_mode()
+
+    def test_revert_after_stdin_closes(self):
+        p = self._agent("--time-scale", "10")
+        try:
+            r = self._req(p, {"id": 1, "op": "arm_revert", "seconds": 5})   # 0.5 s real
+            self.assertTrue(r["ok"], r)
+            t0 = time.monotonic()
+            r = self._req(p, {"id": 2, "op": "apply_mode", "mode": LOW})
+            self.assertTrue(r["ok"], r)
+            import signal
+            p.send_signal(signal.SIGHUP)   # what sshd does when the connection drops
+            p.stdin.close()
+            time.sleep(0.1)
+            self.assertIsNone(p.poll(), "agent exited before the revert deadline")
+            self.assertEqual(self._mode(), LOW)
+            rc = p.wait(timeout=20)
+            self.assertEqual(rc, 0)
+            self.assertGreaterEqual(time.monotonic() - t0, 0.4)
+            self.assertEqual(self._mode(), MAXN)
+            self.assertIn(b"restored", p.stderr.read())
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for s in (p.stdout, p.stderr):
+                s.close()
+
+    def test_builtin_workload(self):
+        """The agent re-runs itself with --run-builtin; without PyTorch that fails cleanly."""
+        try:
+            import torch  # noqa: F401
+            have_torch = True
+        except ImportError:
+            have_torch = False
+        p = self._agent("--time-scale", "10")
+        try:
+            r = self._req(p, {"id": 1, "op": "profile", "minibatches": 3,
+                              "workload": {"kind": "builtin", "name": "mobilenet_v3",
+                                           "batch_size": 1}})
+            if have_torch:
+                self.assertTrue(r["ok"], r)
+                self.assertEqual(r["result"]["minibatches"] + r["result"]["discarded"], 3)
+            else:
+                self.assertEqual(r["error"]["code"], "workload_failed", r)
+                self.assertIn("PyTorch is not available", " ".join(r["error"]["stderr"]))
+        finally:
+            p.stdin.close()
+            p.wait(timeout=10)
+            for s in (p.stdout, p.stderr):
+                s.close()
+
+    def test_exits_on_eof_without_revert(self):
+        p = self._agent()
+        try:
+            r = self._req(p, {"id": 1, "op": "get_mode"})
+            self.assertEqual(r["result"]["mode"], MAXN)
+            p.stdin.close()
+            self.assertEqual(p.wait(timeout=10), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for s in (p.stdout, p.stderr):
+                s.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
