@@ -190,6 +190,38 @@ private Q_SLOTS:
         QVERIFY(results.constLast().powerW.median > results.constFirst().powerW.median * 1.5);
     }
 
+    void unconfirmedModeRevertsByItself()
+    {
+        auto client = connectSimulator();
+        QVERIFY(client);
+        const QString before = client->info().mode.toCanonical();
+        // 5 device seconds at speed 100: 50 ms of wall time.
+        DeviceCall *arm = client->armRevert(5);
+        QSignalSpy reverted(client.get(), &DeviceClient::unsolicitedEvent);
+        QVERIFY(await(arm).ok);
+        QVERIFY(await(client->applyMode(orinMode(2, 3, 1, 0))).ok);
+        QTRY_VERIFY_WITH_TIMEOUT(!reverted.isEmpty(), 10000);
+        QCOMPARE(reverted.at(0).at(0).toString(), QStringLiteral("reverted"));
+        const DeviceReply now = await(client->getMode());
+        QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
+                              QStringLiteral("mode"))
+                     ->toCanonical(),
+                 before);
+
+        // Confirmed in time (200 device seconds: 2 s of wall time): the mode stays.
+        QVERIFY(await(client->armRevert(200)).ok);
+        QVERIFY(await(client->applyMode(orinMode(2, 3, 1, 0))).ok);
+        const DeviceReply confirmed = await(client->confirm());
+        QVERIFY2(confirmed.ok, qPrintable(confirmed.error.text()));
+        QTest::qWait(2500);  // past the deadline
+        const DeviceReply kept = await(client->getMode());
+        QCOMPARE(modeFromJson(kept.result.value(QLatin1String("mode")).toObject(),
+                              QStringLiteral("mode"))
+                     ->toCanonical(),
+                 orinMode(2, 3, 1, 0).toCanonical());
+        QCOMPARE(reverted.count(), 1);
+    }
+
     void rejectedFrequencyIsReported()
     {
         const PowerMode maxn = orinMode(12, 28, 12, 3);
