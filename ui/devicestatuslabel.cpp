@@ -23,6 +23,7 @@ void DeviceStatusLabel::setClient(DeviceClient *client)
                       "for the simulated Jetson."));
         return;
     }
+    connect(client, &DeviceClient::connecting, this, &DeviceStatusLabel::showConnecting);
     connect(client, &DeviceClient::ready, this, &DeviceStatusLabel::showReady);
     connect(client, &DeviceClient::disconnected, this, &DeviceStatusLabel::showGone);
     if (client->isReady())

@@ -106,6 +106,7 @@ void MainWindow::createActions()
         if (m_deviceClient)
             m_deviceClient->connectToDevice();
     });
+    m_reconnectAction->setObjectName(QStringLiteral("reconnectAction"));
     m_reconnectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_reconnectAction->setToolTip(tr("Start the device's agent again and ask who it is"));
     m_reconnectAction->setEnabled(false);

@@ -35,8 +35,13 @@ DeviceClient::~DeviceClient()
 
 void DeviceClient::connectToDevice()
 {
+    if (m_transport->isOpen())
+        return;  // connected, or hello is on its way: ready() or disconnected() will follow
     m_ready = false;
-    connect(
+    // One hello per open, even if an earlier open never came up.
+    disconnect(m_helloOnOpen);
+    Q_EMIT connecting();
+    m_helloOnOpen = connect(
         m_transport, &Transport::opened, this,
         [this] {
             DeviceCall *hello = call(QStringLiteral("hello"));

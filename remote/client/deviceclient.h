@@ -79,7 +79,8 @@ public:
     explicit DeviceClient(Transport *transport, QObject *parent = nullptr);
     ~DeviceClient() override;
 
-    // Opens the transport and asks `hello`; then ready() or disconnected().
+    // Opens the transport and asks `hello`; then ready() or disconnected(). Does nothing while
+    // the transport is open.
     void connectToDevice();
     void disconnectFromDevice();
     bool isReady() const { return m_ready; }
@@ -98,6 +99,8 @@ public:
     DeviceCall *stop(const DeviceCall *streaming);
 
 Q_SIGNALS:
+    // connectToDevice() has started the agent; ready() or disconnected() follows.
+    void connecting();
     void ready(const ptwb::DeviceInfo &info);
     // The connection is gone (or never came up); every call in flight finished "disconnected".
     void disconnected(const QString &reason);
@@ -112,6 +115,7 @@ private:
     void failCalls(const QString &reason);
 
     QPointer<Transport> m_transport;
+    QMetaObject::Connection m_helloOnOpen;
     QHash<qint64, QPointer<DeviceCall>> m_calls;
     qint64 m_nextId = 1;
     bool m_ready = false;

@@ -9,6 +9,7 @@
 #include "storesession.h"
 
 #include "testfiles.h"
+#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QMessageBox>
@@ -166,6 +167,15 @@ private Q_SLOTS:
         client.getMode();  // the injected drop
         QTRY_VERIFY_WITH_TIMEOUT(
             window.deviceStatus()->text().startsWith(QLatin1String("Device disconnected")), 30000);
+
+        // Device > Reconnect (Ctrl+R) starts the agent again.
+        auto *reconnect = window.findChild<QAction *>(QStringLiteral("reconnectAction"));
+        QVERIFY(reconnect && reconnect->isEnabled());
+        QCOMPARE(reconnect->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_R));
+        reconnect->trigger();
+        QVERIFY(window.deviceStatus()->text().startsWith(QLatin1String("Connecting to simulated")));
+        QTRY_VERIFY_WITH_TIMEOUT(client.isReady(), 30000);
+        QVERIFY(window.deviceStatus()->text().startsWith(QLatin1String("Simulated device: ")));
     }
 };
 
