@@ -2,6 +2,7 @@
 
 #include "benchcommand.h"
 #include "command.h"
+#include "devicecommands.h"
 #include "modelcommands.h"
 #include "modescommand.h"
 #include "optimizecommands.h"
@@ -28,6 +29,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<RecommendCommand>());
     commands.push_back(std::make_unique<ParetoCommand>());
     commands.push_back(std::make_unique<EvaluateCommand>());
+    commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     return commands;
 }
@@ -37,7 +39,7 @@ QString overview(const std::vector<std::unique_ptr<Command>> &commands)
     QString text = QStringLiteral(
         "Usage: ptwb COMMAND [options]\n\n"
         "PowerTrain Workbench on the command line: power modes, measurements, prediction and\n"
-        "power-mode selection for NVIDIA Jetson training workloads (profiling follows).\n\n"
+        "power-mode selection for NVIDIA Jetson training workloads.\n\n"
         "Commands:\n");
     for (const auto &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command->name(), -10).arg(command->summary());

@@ -84,7 +84,31 @@ CREATE TABLE models (
 CREATE INDEX models_by_workload ON models (device_kind, workload, method);
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3};
+// Version 4: sweeps as stored plans. Every planned (mode, repeat) is a row that a profiled mode
+// turns from pending to done (with its measurement) or failed (with the reason), in the same
+// transaction as the measurement, so a sweep resumes with no duplicate and no gap.
+const char kVersion4[] = R"sql(
+ALTER TABLE sweeps ADD COLUMN target TEXT NOT NULL DEFAULT '';
+ALTER TABLE sweeps ADD COLUMN minibatches INTEGER NOT NULL DEFAULT 40;
+CREATE TABLE sweep_modes (
+    sweep_id       INTEGER NOT NULL REFERENCES sweeps(id),
+    position       INTEGER NOT NULL,
+    cores          INTEGER NOT NULL,
+    cpu_khz        INTEGER NOT NULL,
+    gpu_hz         INTEGER NOT NULL,
+    emc_hz         INTEGER NOT NULL,
+    repeat         INTEGER NOT NULL DEFAULT 0,
+    state          TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed')),
+    measurement_id INTEGER REFERENCES measurements(id),
+    reason         TEXT,
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    target         TEXT,
+    finished_at    TEXT,
+    PRIMARY KEY (sweep_id, position)
+);
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

@@ -117,6 +117,13 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
         info.presets.append({p.value(QLatin1String("id")).toInt(),
                              p.value(QLatin1String("name")).toString()});
     }
+    for (const QJsonValue &zone : result.value(QLatin1String("thermal")).toArray()) {
+        const double temperature = zone.toObject().value(QLatin1String("temp_c")).toDouble();
+        if (temperature > info.hottestC) {
+            info.hottestC = temperature;
+            info.hottestZone = zone.toObject().value(QLatin1String("zone")).toString();
+        }
+    }
     for (const QJsonValue &rail : result.value(QLatin1String("rails")).toArray())
         info.rails.append(rail.toString());
     Expected<PowerMode> mode =
@@ -139,6 +146,11 @@ QString DeviceInfo::summary() const
 Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
 {
     ProfileResult out;
+    if (result.value(QLatin1String("time_ms")).toObject().value(QLatin1String("median")).isNull())
+        return Expected<ProfileResult>::failure(
+            QStringLiteral("no clean minibatches: power had not settled before the workload "
+                           "ended (%1 minibatches ran); profile with more minibatches")
+                .arg(result.value(QLatin1String("discarded")).toInt()));
     Expected<Quartiles3> time = quartiles(result, QStringLiteral("time_ms"));
     if (!time)
         return Expected<ProfileResult>::failure(time.error());
@@ -175,6 +187,30 @@ QJsonObject WorkloadSpec::toJson() const
     if (!workingDirectory.isEmpty())
         out.insert(QStringLiteral("cwd"), workingDirectory);
     return out;
+}
+
+Expected<WorkloadSpec> WorkloadSpec::fromJson(const QJsonObject &object)
+{
+    WorkloadSpec spec;
+    const QString kind = object.value(QLatin1String("kind")).toString();
+    if (kind == QLatin1String("builtin")) {
+        spec.builtin = object.value(QLatin1String("name")).toString();
+        spec.batchSize = object.value(QLatin1String("batch_size")).toInt(16);
+        if (spec.builtin.isEmpty())
+            return missing<WorkloadSpec>(QStringLiteral("workload.name"), QStringLiteral("a name"));
+        return spec;
+    }
+    if (kind == QLatin1String("command")) {
+        for (const QJsonValue &arg : object.value(QLatin1String("argv")).toArray())
+            spec.argv.append(arg.toString());
+        spec.workingDirectory = object.value(QLatin1String("cwd")).toString();
+        if (spec.argv.isEmpty())
+            return missing<WorkloadSpec>(QStringLiteral("workload.argv"),
+                                         QStringLiteral("a non-empty list of strings"));
+        return spec;
+    }
+    return missing<WorkloadSpec>(QStringLiteral("workload.kind"),
+                                 QStringLiteral("builtin or command"));
 }
 
 }  // namespace ptwb

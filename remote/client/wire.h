@@ -45,6 +45,8 @@ struct DeviceInfo
     QVector<DevicePreset> presets;
     QStringList rails;
     PowerMode mode;  // current
+    double hottestC = 0;  // the hottest thermal zone, 0 when none reads
+    QString hottestZone;
 
     static Expected<DeviceInfo> fromJson(const QJsonObject &result);
     // "Jetson AGX Orin (simulated) · L4T R35.4.1 · 12c/2.20C/1.30G/3.20M"
@@ -75,6 +77,7 @@ struct WorkloadSpec
     QString workingDirectory;
 
     QJsonObject toJson() const;
+    static Expected<WorkloadSpec> fromJson(const QJsonObject &object);
 };
 
 }  // namespace ptwb

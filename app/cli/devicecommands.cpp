@@ -1,0 +1,288 @@
+#include "devicecommands.h"
+
+#include "devicetarget.h"
+#include "localprocesstransport.h"
+#include "modes/devicespec.h"
+#include "simulatorlauncher.h"
+#include "store/store.h"
+#include "store/sweepstore.h"
+#include "sweeprunner.h"
+
+#include <QEventLoop>
+#include <QJsonDocument>
+
+namespace ptwb::cli {
+
+namespace {
+
+// The built-in workloads the agent (and the simulator) know by name.
+const QStringList kBuiltinWorkloads {QStringLiteral("resnet18"), QStringLiteral("mobilenet_v3")};
+
+Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QString &workload)
+{
+    QString run = parser.value(QStringLiteral("run"));
+    if (run.isEmpty()) {
+        if (!kBuiltinWorkloads.contains(workload)) {
+            return Expected<WorkloadSpec>::failure(
+                QStringLiteral("--run: workload '%1' is not built in (%2); say what to run with "
+                               "--run builtin:NAME[:BATCH] or --run '{\"kind\":\"command\","
+                               "\"argv\":[...]}'")
+                    .arg(workload, kBuiltinWorkloads.join(QStringLiteral(", "))),
+                ErrorKind::BadInput);
+        }
+        run = QStringLiteral("builtin:") + workload;
+    }
+    if (run.startsWith(QLatin1Char('{'))) {
+        const QJsonDocument document = QJsonDocument::fromJson(run.toUtf8());
+        Expected<WorkloadSpec> spec = WorkloadSpec::fromJson(document.object());
+        if (!spec)
+            return Expected<WorkloadSpec>::failure(QStringLiteral("--run: %1").arg(spec.error()),
+                                                   ErrorKind::BadInput);
+        return spec;
+    }
+    const QStringList parts = run.split(QLatin1Char(':'));
+    WorkloadSpec spec;
+    bool ok = true;
+    if (parts.size() >= 2 && parts.size() <= 3 && parts[0] == QLatin1String("builtin")) {
+        spec.builtin = parts[1];
+        if (parts.size() == 3)
+            spec.batchSize = parts[2].toInt(&ok);
+    }
+    if (spec.builtin.isEmpty() || !ok || spec.batchSize < 1) {
+        return Expected<WorkloadSpec>::failure(
+            QStringLiteral("--run '%1': expected builtin:NAME[:BATCH] or a JSON workload").arg(run),
+            ErrorKind::BadInput);
+    }
+    return spec;
+}
+
+// One SweepDevice per --target; simulated devices get a state directory each.
+Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QString *kind,
+                                            QString *display)
+{
+    using Result = Expected<QVector<SweepDevice>>;
+    QVector<SweepDevice> devices;
+    QStringList names;
+    const QStringList targets =
+        parser.values(QStringLiteral("target")).join(QLatin1Char(',')).split(QLatin1Char(','));
+    for (int i = 0; i < targets.size(); ++i) {
+        Expected<DeviceTarget> target = DeviceTarget::parse(targets[i].trimmed());
+        if (!target)
+            return Result::failure(QStringLiteral("--target: %1").arg(target.error()),
+                                   ErrorKind::BadInput);
+        if (target->kind != DeviceTarget::Kind::Simulated) {
+            return Result::failure(
+                QStringLiteral("--target %1: SSH sweeps need the SSH transport, which this build "
+                               "does not have yet; use sim:KIND")
+                    .arg(target->toString()),
+                ErrorKind::BadInput);
+        }
+        if (!kind->isEmpty() && *kind != target->deviceKind) {
+            return Result::failure(QStringLiteral("--target: a fleet must be of one kind, not "
+                                                  "%1 and %2")
+                                       .arg(*kind, target->deviceKind),
+                                   ErrorKind::BadInput);
+        }
+        *kind = target->deviceKind;
+        SimulatorOptions options;
+        options.deviceKind = target->deviceKind;
+        const QString base = parser.isSet(QStringLiteral("sim-state"))
+            ? parser.value(QStringLiteral("sim-state"))
+            : SimulatorLauncher::defaultStateDirectory(target->deviceKind);
+        options.stateDirectory =
+            targets.size() > 1 ? QStringLiteral("%1/%2").arg(base).arg(i + 1) : base;
+        if (parser.isSet(QStringLiteral("sim-speed")))
+            options.speed = parser.value(QStringLiteral("sim-speed")).toDouble();
+        options.faults = parser.values(QStringLiteral("sim-fault"));
+        options.seed = quint64(i + 1);
+        const QString name = targets.size() > 1
+            ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
+            : target->toString();
+        names.append(name);
+        devices.append({name, [options]() -> Transport * {
+                            Expected<LocalProcessTransport *> transport =
+                                SimulatorLauncher::transport(options);
+                            // A missing simulator shows up as a transport that cannot start.
+                            return transport ? static_cast<Transport *>(*transport)
+                                             : new LocalProcessTransport(
+                                                   QStringLiteral("/nonexistent/ptwb-simulator"),
+                                                   {}, options.deviceKind);
+                        }});
+    }
+    *display = names.join(QLatin1Char(','));
+    return devices;
+}
+
+}  // namespace
+
+void SweepCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+    parser.addOption({QStringLiteral("target"),
+                      QStringLiteral("Device(s): sim:orin-agx (the simulated Jetson), several "
+                                     "separated by commas for a fleet sharing the sweep."),
+                      QStringLiteral("TARGET")});
+    parser.addOption({QStringLiteral("workload"),
+                      QStringLiteral("Workload name in the store, e.g. mobilenet_v3."),
+                      QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("modes"),
+                      QStringLiteral("all, random:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)."),
+                      QStringLiteral("SET")});
+    parser.addOption({QStringLiteral("minibatches"),
+                      QStringLiteral("Minibatches per mode, the first discarded (default 40)."),
+                      QStringLiteral("N"), QStringLiteral("40")});
+    parser.addOption({QStringLiteral("repeats"),
+                      QStringLiteral("Measurements of each mode (default 1)."), QStringLiteral("N"),
+                      QStringLiteral("1")});
+    parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of random:N (default 0)."),
+                      QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("run"),
+                      QStringLiteral("What the device runs: builtin:NAME[:BATCH] (default: the "
+                                     "workload's name when built in) or a JSON workload "
+                                     "{\"kind\":\"command\",\"argv\":[...]}."),
+                      QStringLiteral("WORKLOAD")});
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device name in the store (default: the target's kind; "
+                                     "simulated-KIND for a simulated one)."),
+                      QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("resume"),
+                      QStringLiteral("Go on with the newest sweep of this workload and device: "
+                                     "only its pending modes are measured.")});
+    parser.addOption({QStringLiteral("sim-state"),
+                      QStringLiteral("Simulated device: its state directory."),
+                      QStringLiteral("DIR")});
+    parser.addOption({QStringLiteral("sim-speed"),
+                      QStringLiteral("Simulated device: device seconds per second (default 50)."),
+                      QStringLiteral("S")});
+    parser.addOption({QStringLiteral("sim-fault"),
+                      QStringLiteral("Simulated device: inject a fault (reject:FIELD=VALUE, "
+                                     "drop-after:N, reboot-after:N, throttle:F); repeatable."),
+                      QStringLiteral("SPEC")});
+    parser.addOption({QStringLiteral("progress"),
+                      QStringLiteral("Print progress (modes done, time left, live power) on "
+                                     "stderr.")});
+}
+
+int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("target"), QStringLiteral("workload")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    const bool resume = parser.isSet(QStringLiteral("resume"));
+    if (!resume && !parser.isSet(QStringLiteral("modes")))
+        return output.badUsage(QStringLiteral("sweep: --modes is required (or --resume)"));
+    QString kind;
+    QString targets;
+    Expected<QVector<SweepDevice>> devices = sweepDevices(parser, &kind, &targets);
+    if (!devices)
+        return output.fail(devices.error(), devices.errorKind());
+    const QString workload = parser.value(QStringLiteral("workload"));
+    const QString device = parser.isSet(QStringLiteral("device"))
+        ? parser.value(QStringLiteral("device"))
+        : QStringLiteral("simulated-") + kind;
+
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store.error(), store.errorKind());
+    SweepStore sweeps(**store);
+    qint64 sweepId = 0;
+    if (resume) {
+        Expected<qint64> latest = sweeps.latest(device, workload);
+        if (!latest)
+            return output.fail(latest.error(), latest.errorKind());
+        sweepId = *latest;
+    } else {
+        Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+        if (!spec)
+            return output.fail(spec.error(), ErrorKind::BadInput);
+        Expected<WorkloadSpec> run = workloadToRun(parser, workload);
+        if (!run)
+            return output.fail(run.error(), run.errorKind());
+        bool ok = true;
+        SweepPlan plan;
+        plan.device = device;
+        plan.deviceKind = kind;
+        plan.workload = workload;
+        plan.target = targets;
+        plan.modeSet = parser.value(QStringLiteral("modes"));
+        plan.run = QString::fromUtf8(QJsonDocument(run->toJson()).toJson(QJsonDocument::Compact));
+        plan.minibatches = parser.value(QStringLiteral("minibatches")).toInt(&ok);
+        if (!ok || plan.minibatches < 2 || plan.minibatches > 100000)
+            return output.badUsage(QStringLiteral("--minibatches: expected 2..100000"));
+        plan.repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
+        if (!ok || plan.repeats < 1 || plan.repeats > 100)
+            return output.badUsage(QStringLiteral("--repeats: expected 1..100"));
+        plan.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
+        if (!ok)
+            return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
+        Expected<QVector<PowerMode>> modes = SweepPlan::selectModes(*spec, plan.modeSet, plan.seed);
+        if (!modes)
+            return output.fail(modes.error(), modes.errorKind());
+        plan.modes = *modes;
+        SweepPlan::orderHighToLow(plan.modes);
+        Expected<qint64> created = sweeps.create(plan);
+        if (!created)
+            return output.fail(created.error(), created.errorKind());
+        sweepId = *created;
+    }
+
+    SweepRunner runner(**store, sweepId, *devices, SweepRunner::Options());
+    QEventLoop loop;
+    bool complete = false;
+    QString summary;
+    QObject::connect(&runner, &SweepRunner::message, &loop,
+                     [&output](const QString &text) { output.err() << text << Qt::endl; });
+    if (parser.isSet(QStringLiteral("progress"))) {
+        QObject::connect(&runner, &SweepRunner::progress, &loop,
+                         [&output](const SweepProgress &p) {
+                             if (p.currentMode.isEmpty() && p.livePowerW > 0)
+                                 return;
+                             output.err() << QStringLiteral("%1/%2 done, %3 failed, %4 s, %5 left, "
+                                                            "%6 W on %7")
+                                                 .arg(p.done)
+                                                 .arg(p.total)
+                                                 .arg(p.failed)
+                                                 .arg(p.elapsedSeconds, 0, 'f', 1)
+                                                 .arg(p.remainingSeconds < 0
+                                                          ? QStringLiteral("?")
+                                                          : QStringLiteral("%1 s").arg(
+                                                                p.remainingSeconds, 0, 'f', 0))
+                                                 .arg(p.livePowerW, 0, 'f', 1)
+                                                 .arg(p.target)
+                                          << Qt::endl;
+                         });
+    }
+    QObject::connect(&runner, &SweepRunner::finished, &loop,
+                     [&](bool ok, const QString &text) {
+                         complete = ok;
+                         summary = text;
+                         loop.quit();
+                     });
+    QElapsedTimer clock;
+    clock.start();
+    QMetaObject::invokeMethod(&runner, &SweepRunner::start, Qt::QueuedConnection);
+    loop.exec();
+
+    Expected<SweepRecord> record = sweeps.load(sweepId);
+    if (!record)
+        return output.fail(record.error(), record.errorKind());
+    const int done = record->count(SweepItem::State::Done);
+    const int failed = record->count(SweepItem::State::Failed);
+    const int pending = record->count(SweepItem::State::Pending);
+    if (output.json()) {
+        output.object({{QStringLiteral("sweep"), double(sweepId)},
+                       {QStringLiteral("planned"), int(record->items.size())},
+                       {QStringLiteral("done"), done},
+                       {QStringLiteral("failed"), failed},
+                       {QStringLiteral("pending"), pending},
+                       {QStringLiteral("seconds"), clock.nsecsElapsed() / 1e9},
+                       {QStringLiteral("overhead_per_mode_s"), runner.overheadPerModeSeconds()}});
+    } else {
+        output.line(summary);
+    }
+    return complete ? kExitOk : kExitFailed;
+}
+
+}  // namespace ptwb::cli

@@ -1,0 +1,284 @@
+#include "store/sweepstore.h"
+
+#include "store/store.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace ptwb {
+
+namespace {
+
+SweepItem::State stateOf(const QString &text)
+{
+    if (text == QLatin1String("done"))
+        return SweepItem::State::Done;
+    if (text == QLatin1String("failed"))
+        return SweepItem::State::Failed;
+    return SweepItem::State::Pending;
+}
+
+QString planJson(const SweepPlan &plan)
+{
+    const QJsonObject object {{QStringLiteral("mode_set"), plan.modeSet},
+                              {QStringLiteral("run"), plan.run},
+                              {QStringLiteral("repeats"), plan.repeats},
+                              {QStringLiteral("seed"), QString::number(plan.seed)},
+                              {QStringLiteral("device_kind"), plan.deviceKind}};
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
+}  // namespace
+
+int SweepRecord::count(SweepItem::State state) const
+{
+    return int(std::count_if(items.cbegin(), items.cend(),
+                             [state](const SweepItem &item) { return item.state == state; }));
+}
+
+Expected<qint64> SweepStore::create(const SweepPlan &plan)
+{
+    using Result = Expected<qint64>;
+    SqliteConnection &db = m_store.connection();
+    Transaction transaction(db);
+    if (!transaction.begun())
+        return Result::failure(transaction.begun().error());
+    const Expected<qint64> deviceId = m_store.ensureDevice(plan.device, plan.deviceKind);
+    if (!deviceId)
+        return Result::failure(deviceId.error(), deviceId.errorKind());
+    const Expected<qint64> workloadId = m_store.ensureWorkload(plan.workload);
+    if (!workloadId)
+        return Result::failure(workloadId.error());
+    auto insert = db.prepare(QStringLiteral(
+        "INSERT INTO sweeps (device_id, workload_id, plan, state, created_at, target, minibatches) "
+        "VALUES (?1, ?2, ?3, 'planned', ?4, ?5, ?6)"));
+    if (!insert)
+        return Result::failure(insert.error());
+    insert->bind(1, *deviceId);
+    insert->bind(2, *workloadId);
+    insert->bind(3, planJson(plan));
+    insert->bind(4, utcNow());
+    insert->bind(5, plan.target);
+    insert->bind(6, qint64(plan.minibatches));
+    if (Status status = insert->run(); !status)
+        return Result::failure(status.error());
+    const qint64 id = db.lastInsertRowId();
+    auto item = db.prepare(QStringLiteral(
+        "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, repeat) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    if (!item)
+        return Result::failure(item.error());
+    int position = 0;
+    for (const PowerMode &mode : plan.modes) {
+        for (int repeat = 0; repeat < std::max(1, plan.repeats); ++repeat) {
+            item->bind(1, id);
+            item->bind(2, qint64(position++));
+            item->bind(3, qint64(mode.cores));
+            item->bind(4, mode.cpuKHz);
+            item->bind(5, mode.gpuHz);
+            item->bind(6, mode.emcHz);
+            item->bind(7, qint64(repeat));
+            if (Status status = item->run(); !status)
+                return Result::failure(status.error());
+        }
+    }
+    if (Status status = transaction.commit(); !status)
+        return Result::failure(status.error());
+    return id;
+}
+
+Expected<SweepRecord> SweepStore::load(qint64 id)
+{
+    using Result = Expected<SweepRecord>;
+    SqliteConnection &db = m_store.connection();
+    auto select = db.prepare(QStringLiteral(
+        "SELECT d.name, d.kind, w.name, s.plan, s.state, s.created_at, s.target, s.minibatches "
+        "FROM sweeps s JOIN devices d ON d.id = s.device_id JOIN workloads w ON w.id = "
+        "s.workload_id WHERE s.id = ?1"));
+    if (!select)
+        return Result::failure(select.error());
+    select->bind(1, id);
+    Expected<bool> row = select->step();
+    if (!row)
+        return Result::failure(row.error());
+    if (!*row)
+        return Result::failure(QStringLiteral("no sweep %1 in %2").arg(id).arg(m_store.path()),
+                               ErrorKind::BadInput);
+    SweepRecord record;
+    record.id = id;
+    record.plan.device = select->columnText(0);
+    record.plan.deviceKind = select->columnText(1);
+    record.plan.workload = select->columnText(2);
+    const QJsonObject plan = QJsonDocument::fromJson(select->columnText(3).toUtf8()).object();
+    record.plan.modeSet = plan.value(QLatin1String("mode_set")).toString();
+    record.plan.run = plan.value(QLatin1String("run")).toString();
+    record.plan.repeats = plan.value(QLatin1String("repeats")).toInt(1);
+    record.plan.seed = plan.value(QLatin1String("seed")).toString().toULongLong();
+    record.state = select->columnText(4);
+    record.createdAt = select->columnText(5);
+    record.plan.target = select->columnText(6);
+    record.plan.minibatches = int(select->columnInt(7));
+
+    auto items = db.prepare(QStringLiteral(
+        "SELECT position, cores, cpu_khz, gpu_hz, emc_hz, repeat, state, reason, attempts, "
+        "target FROM sweep_modes WHERE sweep_id = ?1 ORDER BY position"));
+    if (!items)
+        return Result::failure(items.error());
+    items->bind(1, id);
+    while (true) {
+        Expected<bool> next = items->step();
+        if (!next)
+            return Result::failure(next.error());
+        if (!*next)
+            break;
+        SweepItem item;
+        item.position = int(items->columnInt(0));
+        item.mode = {int(items->columnInt(1)), items->columnInt(2), items->columnInt(3),
+                     items->columnInt(4)};
+        item.repeat = int(items->columnInt(5));
+        item.state = stateOf(items->columnText(6));
+        item.reason = items->columnText(7);
+        item.attempts = int(items->columnInt(8));
+        item.target = items->columnText(9);
+        if (item.repeat == 0)
+            record.plan.modes.append(item.mode);
+        record.items.append(item);
+    }
+    return record;
+}
+
+Expected<qint64> SweepStore::latest(const QString &device, const QString &workload)
+{
+    auto select = m_store.connection().prepare(QStringLiteral(
+        "SELECT s.id FROM sweeps s JOIN devices d ON d.id = s.device_id JOIN workloads w ON "
+        "w.id = s.workload_id WHERE d.name = ?1 AND w.name = ?2 ORDER BY s.id DESC LIMIT 1"));
+    if (!select)
+        return Expected<qint64>::failure(select.error());
+    select->bind(1, device);
+    select->bind(2, workload);
+    Expected<bool> row = select->step();
+    if (!row)
+        return Expected<qint64>::failure(row.error());
+    if (!*row) {
+        return Expected<qint64>::failure(
+            QStringLiteral("--resume: no sweep of workload '%1' on '%2' to resume")
+                .arg(workload, device),
+            ErrorKind::BadInput);
+    }
+    return select->columnInt(0);
+}
+
+Status SweepStore::setState(qint64 id, const QString &state)
+{
+    auto update = m_store.connection().prepare(
+        QStringLiteral("UPDATE sweeps SET state = ?1 WHERE id = ?2"));
+    if (!update)
+        return Status::failure(update.error());
+    update->bind(1, state);
+    update->bind(2, id);
+    return update->run();
+}
+
+Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m,
+                              const QString &target)
+{
+    SqliteConnection &db = m_store.connection();
+    Transaction transaction(db);
+    if (!transaction.begun())
+        return Status::failure(transaction.begun().error());
+    // Claim the row first: only a pending one may become done.
+    auto claim = db.prepare(QStringLiteral(
+        "UPDATE sweep_modes SET state = 'done', attempts = attempts + 1, target = ?3, "
+        "finished_at = ?4, reason = NULL WHERE sweep_id = ?1 AND position = ?2 AND state = "
+        "'pending' AND cores = ?5 AND cpu_khz = ?6 AND gpu_hz = ?7 AND emc_hz = ?8 "
+        "RETURNING (SELECT device_id FROM sweeps WHERE id = ?1), "
+        "(SELECT workload_id FROM sweeps WHERE id = ?1)"));
+    if (!claim)
+        return Status::failure(claim.error());
+    const QString now = utcNow();
+    claim->bind(1, sweepId);
+    claim->bind(2, qint64(position));
+    claim->bind(3, target);
+    claim->bind(4, now);
+    claim->bind(5, qint64(m.mode.cores));
+    claim->bind(6, m.mode.cpuKHz);
+    claim->bind(7, m.mode.gpuHz);
+    claim->bind(8, m.mode.emcHz);
+    Expected<bool> claimed = claim->step();
+    if (!claimed)
+        return Status::failure(claimed.error());
+    if (!*claimed) {
+        return Status::failure(QStringLiteral("sweep %1, position %2 (%3): not pending any more")
+                                   .arg(sweepId)
+                                   .arg(position)
+                                   .arg(m.mode.toCanonical()));
+    }
+    const qint64 deviceId = claim->columnInt(0);
+    const qint64 workloadId = claim->columnInt(1);
+    claim->reset();
+
+    auto insert = db.prepare(QStringLiteral(
+        "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
+        "time_ms, power_w, source, measured_at, sweep_id, boot_id, minibatches, time_spread_ms, "
+        "power_spread_w) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'sweep', ?9, ?10, ?11, ?12, "
+        "?13, ?14)"));
+    if (!insert)
+        return Status::failure(insert.error());
+    insert->bind(1, deviceId);
+    insert->bind(2, workloadId);
+    insert->bind(3, qint64(m.mode.cores));
+    insert->bind(4, m.mode.cpuKHz);
+    insert->bind(5, m.mode.gpuHz);
+    insert->bind(6, m.mode.emcHz);
+    insert->bind(7, m.timeMs);
+    insert->bind(8, m.powerW);
+    insert->bind(9, m.measuredAt.isEmpty() ? now : m.measuredAt);
+    insert->bind(10, sweepId);
+    if (m.bootId.isEmpty())
+        insert->bindNull(11);
+    else
+        insert->bind(11, m.bootId);
+    insert->bind(12, qint64(m.minibatches));
+    insert->bind(13, m.timeSpreadMs);
+    insert->bind(14, m.powerSpreadW);
+    if (Status status = insert->run(); !status)
+        return status;
+    auto link = db.prepare(QStringLiteral(
+        "UPDATE sweep_modes SET measurement_id = ?3 WHERE sweep_id = ?1 AND position = ?2"));
+    if (!link)
+        return Status::failure(link.error());
+    link->bind(1, sweepId);
+    link->bind(2, qint64(position));
+    link->bind(3, db.lastInsertRowId());
+    if (Status status = link->run(); !status)
+        return status;
+    return transaction.commit();
+}
+
+Status SweepStore::recordFailed(qint64 sweepId, int position, const QString &reason,
+                                const QString &target)
+{
+    auto update = m_store.connection().prepare(QStringLiteral(
+        "UPDATE sweep_modes SET state = 'failed', reason = ?3, attempts = attempts + 1, "
+        "target = ?4, finished_at = ?5 WHERE sweep_id = ?1 AND position = ?2 AND state = "
+        "'pending' RETURNING position"));
+    if (!update)
+        return Status::failure(update.error());
+    update->bind(1, sweepId);
+    update->bind(2, qint64(position));
+    update->bind(3, reason);
+    update->bind(4, target);
+    update->bind(5, utcNow());
+    Expected<bool> row = update->step();
+    if (!row)
+        return Status::failure(row.error());
+    if (!*row)
+        return Status::failure(QStringLiteral("sweep %1, position %2: not pending any more")
+                                   .arg(sweepId)
+                                   .arg(position));
+    return {};
+}
+
+}  // namespace ptwb

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "store/measurement.h"
+#include "sweep/sweepplan.h"
+#include "util/expected.h"
+
+#include <QString>
+#include <QVector>
+
+namespace ptwb {
+
+class Store;
+
+// One planned (mode, repeat) of a sweep and what became of it.
+struct SweepItem
+{
+    enum class State { Pending, Done, Failed };
+    int position = 0;
+    PowerMode mode;
+    int repeat = 0;
+    State state = State::Pending;
+    QString reason;  // why it failed
+    int attempts = 0;
+    QString target;  // which device of a fleet measured it
+};
+
+struct SweepRecord
+{
+    qint64 id = 0;
+    SweepPlan plan;  // modes filled from the items
+    QString state;  // planned, running, done, interrupted
+    QString createdAt;
+    QVector<SweepItem> items;
+
+    int count(SweepItem::State state) const;
+};
+
+// Sweeps in the store: the plan is written before the first mode is profiled, and each profiled
+// mode is one transaction that writes its measurement and marks its plan row done, so a crash
+// leaves every mode either wholly recorded or still pending (no duplicate, no gap).
+class SweepStore
+{
+public:
+    explicit SweepStore(Store &store)
+        : m_store(store)
+    {
+    }
+
+    Expected<qint64> create(const SweepPlan &plan);
+    Expected<SweepRecord> load(qint64 id);
+    // The newest sweep of a workload on a device, for --resume without an id.
+    Expected<qint64> latest(const QString &device, const QString &workload);
+    Status setState(qint64 id, const QString &state);
+
+    // Records the measurement of a pending item. Fails (and stores nothing) when the item is no
+    // longer pending: a second device of a fleet, or a resumed run, measured it first.
+    Status recordDone(qint64 sweepId, int position, const Measurement &measurement,
+                      const QString &target);
+    // Marks a pending item failed with a reason a person can act on.
+    Status recordFailed(qint64 sweepId, int position, const QString &reason,
+                        const QString &target);
+
+private:
+    Store &m_store;
+};
+
+}  // namespace ptwb

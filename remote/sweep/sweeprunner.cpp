@@ -1,0 +1,398 @@
+#include "sweeprunner.h"
+
+#include "deviceclient.h"
+#include "store/store.h"
+
+#include <QJsonDocument>
+#include <QTimer>
+
+namespace ptwb {
+
+struct SweepRunner::Worker
+{
+    SweepDevice device;
+    DeviceClient *client = nullptr;  // owned by the runner (QObject parent)
+    QString bootId;
+    int current = -1;  // index into m_record.items being measured, or -1
+    int reconnects = 0;
+    bool retired = false;
+    bool cooling = false;
+    DeviceCall *streaming = nullptr;
+    QElapsedTimer itemClock;
+    double profileSeconds = 0;
+    double livePowerW = 0;
+};
+
+SweepRunner::SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices,
+                         Options options, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_sweeps(store)
+    , m_sweepId(sweepId)
+    , m_options(options)
+{
+    for (SweepDevice &device : devices) {
+        auto worker = std::make_unique<Worker>();
+        worker->device = std::move(device);
+        m_workers.push_back(std::move(worker));
+    }
+}
+
+SweepRunner::~SweepRunner() = default;
+
+void SweepRunner::start()
+{
+    m_clock.start();
+    Expected<SweepRecord> record = m_sweeps.load(m_sweepId);
+    if (!record) {
+        m_finished = true;
+        Q_EMIT finished(false, record.error());
+        return;
+    }
+    m_record = std::move(record).value();
+    Expected<WorkloadSpec> workload = WorkloadSpec::fromJson(
+        QJsonDocument::fromJson(m_record.plan.run.toUtf8()).object());
+    if (!workload) {
+        m_finished = true;
+        Q_EMIT finished(false, QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(workload.error()));
+        return;
+    }
+    m_workload = *workload;
+    for (int i = 0; i < m_record.items.size(); ++i) {
+        if (m_record.items[i].state == SweepItem::State::Pending)
+            m_queue.push_back(i);
+    }
+    m_done = m_record.count(SweepItem::State::Done);
+    m_failed = m_record.count(SweepItem::State::Failed);
+    m_finishedBefore = m_done + m_failed;
+    Q_EMIT message(QStringLiteral("sweep %1: %2 planned, %3 done, %4 failed, %5 to measure on %6 "
+                                  "device(s)")
+                       .arg(m_sweepId)
+                       .arg(m_record.items.size())
+                       .arg(m_done)
+                       .arg(m_failed)
+                       .arg(m_queue.size())
+                       .arg(m_workers.size()));
+    m_sweeps.setState(m_sweepId, QStringLiteral("running"));
+    if (m_queue.empty()) {
+        maybeFinish();
+        return;
+    }
+    for (auto &worker : m_workers)
+        connectWorker(*worker);
+}
+
+void SweepRunner::cancel()
+{
+    m_cancelled = true;
+    for (auto &worker : m_workers) {
+        if (worker->streaming && worker->client)
+            worker->client->stop(worker->streaming);
+    }
+    maybeFinish();
+}
+
+double SweepRunner::overheadPerModeSeconds() const
+{
+    return m_overheadSamples ? m_overheadSeconds / m_overheadSamples : 0;
+}
+
+void SweepRunner::connectWorker(Worker &worker)
+{
+    if (worker.client) {
+        worker.client->disconnect(this);
+        worker.client->deleteLater();
+    }
+    worker.client = new DeviceClient(worker.device.makeTransport(), this);
+    Worker *w = &worker;
+    connect(worker.client, &DeviceClient::ready, this,
+            [this, w](const DeviceInfo &info) { onReady(*w, info); });
+    connect(worker.client, &DeviceClient::disconnected, this,
+            [this, w](const QString &reason) { onDisconnected(*w, reason); });
+    connect(worker.client, &DeviceClient::protocolWarning, this,
+            [this, w](const QString &text) {
+                Q_EMIT message(QStringLiteral("%1: %2").arg(w->device.target, text));
+            });
+    worker.client->connectToDevice();
+}
+
+void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
+{
+    if (!info.kind.isEmpty() && info.kind != m_record.plan.deviceKind) {
+        retire(worker, QStringLiteral("it is a %1, the sweep is planned for a %2")
+                           .arg(info.kind, m_record.plan.deviceKind));
+        return;
+    }
+    if (!worker.bootId.isEmpty() && worker.bootId != info.bootId) {
+        Q_EMIT message(QStringLiteral("%1 rebooted (boot id %2 -> %3); the interrupted mode will "
+                                      "be measured again")
+                           .arg(worker.device.target, worker.bootId.left(8), info.bootId.left(8)));
+    }
+    worker.bootId = info.bootId;
+    worker.reconnects = 0;
+    next(worker);
+}
+
+void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
+{
+    worker.streaming = nullptr;
+    requeueCurrent(worker);
+    if (m_cancelled || m_finished || worker.retired) {
+        maybeFinish();
+        return;
+    }
+    if (m_queue.empty()) {
+        worker.retired = true;  // nothing left for it; the others finish their modes
+        maybeFinish();
+        return;
+    }
+    if (++worker.reconnects > m_options.maxReconnects) {
+        retire(worker, QStringLiteral("lost %1 times in a row (%2)")
+                           .arg(m_options.maxReconnects)
+                           .arg(reason));
+        return;
+    }
+    Q_EMIT message(QStringLiteral("%1: connection lost (%2); reconnecting (%3 of %4)")
+                       .arg(worker.device.target, reason)
+                       .arg(worker.reconnects)
+                       .arg(m_options.maxReconnects));
+    Worker *w = &worker;
+    QTimer::singleShot(m_options.reconnectDelayMs, this, [this, w] {
+        if (!m_cancelled && !m_finished)
+            connectWorker(*w);
+    });
+}
+
+void SweepRunner::next(Worker &worker)
+{
+    if (m_cancelled || m_queue.empty()) {
+        worker.retired = true;
+        maybeFinish();
+        return;
+    }
+    worker.current = m_queue.front();
+    m_queue.pop_front();
+    worker.itemClock.start();
+    checkTemperature(worker);
+}
+
+void SweepRunner::checkTemperature(Worker &worker)
+{
+    Worker *w = &worker;
+    DeviceCall *hello = worker.client->call(QStringLiteral("hello"));
+    connect(hello, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
+        if (!reply.ok)
+            return;  // a lost connection arrives through onDisconnected
+        Expected<DeviceInfo> info = DeviceInfo::fromJson(reply.result);
+        if (info && info->bootId != w->bootId) {
+            // Rebooted between two modes without dropping us: start over with this mode.
+            onReady(*w, *info);
+            return;
+        }
+        const double hottest = info ? info->hottestC : 0;
+        const double limit = w->cooling ? m_options.resumeBelowC : m_options.pauseAboveC;
+        if (hottest > limit) {
+            if (!w->cooling) {
+                Q_EMIT message(QStringLiteral("%1: %2 at %3 °C; paused until it cools below "
+                                              "%4 °C")
+                                   .arg(w->device.target, info->hottestZone)
+                                   .arg(hottest, 0, 'f', 1)
+                                   .arg(m_options.resumeBelowC, 0, 'f', 1));
+            }
+            w->cooling = true;
+            QTimer::singleShot(m_options.coolingPollMs, this, [this, w] {
+                if (!m_cancelled && w->client && w->client->isReady())
+                    checkTemperature(*w);
+            });
+            return;
+        }
+        if (w->cooling)
+            Q_EMIT message(QStringLiteral("%1: cooled down; going on").arg(w->device.target));
+        w->cooling = false;
+        applyCurrent(*w);
+    });
+}
+
+void SweepRunner::applyCurrent(Worker &worker)
+{
+    Worker *w = &worker;
+    const PowerMode mode = m_record.items[worker.current].mode;
+    DeviceCall *apply = worker.client->applyMode(mode);
+    connect(apply, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
+        if (reply.ok) {
+            profileCurrent(*w);
+            return;
+        }
+        const QString &code = reply.error.code;
+        if (code == QLatin1String("disconnected") || code == QLatin1String("timeout")) {
+            if (code == QLatin1String("timeout"))
+                w->client->disconnectFromDevice();
+            return;  // onDisconnected requeues and reconnects
+        }
+        // The device refused or mis-applied it: record why, and go on with the next mode.
+        failItem(*w, reply.error.text());
+    });
+}
+
+void SweepRunner::profileCurrent(Worker &worker)
+{
+    Worker *w = &worker;
+    QElapsedTimer *clock = new QElapsedTimer;
+    clock->start();
+    DeviceCall *profile = worker.client->call(
+        QStringLiteral("profile"),
+        {{QStringLiteral("workload"), m_workload.toJson()},
+         {QStringLiteral("minibatches"), m_record.plan.minibatches}},
+        m_options.profileTimeoutMs);
+    worker.streaming = profile;
+    connect(profile, &DeviceCall::eventReceived, this,
+            [this, w](const QString &kind, const QJsonObject &event) {
+                if (kind == QLatin1String("power")) {
+                    w->livePowerW = event.value(QLatin1String("total_w")).toDouble();
+                    emitProgress(*w);
+                }
+            });
+    connect(profile, &DeviceCall::finished, this, [this, w, clock](const DeviceReply &reply) {
+        w->profileSeconds = clock->nsecsElapsed() / 1e9;
+        delete clock;
+        w->streaming = nullptr;
+        if (reply.ok) {
+            Expected<ProfileResult> result = ProfileResult::fromJson(reply.result);
+            if (result)
+                finishItem(*w, *result);
+            else
+                failItem(*w, result.error());
+            return;
+        }
+        const QString &code = reply.error.code;
+        if (code == QLatin1String("stopped") || code == QLatin1String("disconnected") ||
+            code == QLatin1String("timeout")) {
+            requeueCurrent(*w);
+            if (code == QLatin1String("timeout"))
+                w->client->disconnectFromDevice();
+            else if (code == QLatin1String("stopped"))
+                next(*w);
+            return;
+        }
+        failItem(*w, reply.error.text());
+    });
+}
+
+void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
+{
+    SweepItem &item = m_record.items[worker.current];
+    if (!result.bootId.isEmpty() && result.bootId != worker.bootId) {
+        // Rebooted while measuring: the numbers mix two boots. Measure it again.
+        Q_EMIT message(QStringLiteral("%1: boot id changed during %2; measuring it again")
+                           .arg(worker.device.target, item.mode.toShort()));
+        requeueCurrent(worker);
+        worker.client->disconnectFromDevice();
+        return;
+    }
+    if (result.mode.toCanonical() != item.mode.toCanonical()) {
+        failItem(worker, QStringLiteral("clocks read back as %1 after the run (throttling?)")
+                             .arg(result.mode.toCanonical()));
+        return;
+    }
+    Measurement m;
+    m.mode = item.mode;
+    m.timeMs = result.timeMs.median;
+    m.powerW = result.powerW.median;
+    m.timeSpreadMs = result.timeMs.q3 - result.timeMs.q1;
+    m.powerSpreadW = result.powerW.q3 - result.powerW.q1;
+    m.minibatches = result.minibatches;
+    m.bootId = result.bootId.isEmpty() ? worker.bootId : result.bootId;
+    m.source = QStringLiteral("sweep");
+    if (Status stored = m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
+        !stored) {
+        Q_EMIT message(QStringLiteral("%1: %2").arg(worker.device.target, stored.error()));
+    } else {
+        item.state = SweepItem::State::Done;
+        ++m_done;
+        const double overhead = worker.itemClock.nsecsElapsed() / 1e9 - worker.profileSeconds;
+        m_overheadSeconds += std::max(0.0, overhead);
+        ++m_overheadSamples;
+    }
+    worker.current = -1;
+    emitProgress(worker);
+    next(worker);
+}
+
+void SweepRunner::failItem(Worker &worker, const QString &reason)
+{
+    SweepItem &item = m_record.items[worker.current];
+    Q_EMIT message(QStringLiteral("%1: %2 failed: %3")
+                       .arg(worker.device.target, item.mode.toCanonical(), reason));
+    if (Status stored = m_sweeps.recordFailed(m_sweepId, item.position, reason,
+                                              worker.device.target);
+        stored) {
+        item.state = SweepItem::State::Failed;
+        item.reason = reason;
+        ++m_failed;
+    }
+    worker.current = -1;
+    emitProgress(worker);
+    next(worker);
+}
+
+void SweepRunner::requeueCurrent(Worker &worker)
+{
+    if (worker.current < 0)
+        return;
+    m_queue.push_front(worker.current);  // first again: no gap in the plan's order
+    worker.current = -1;
+}
+
+void SweepRunner::retire(Worker &worker, const QString &why)
+{
+    requeueCurrent(worker);
+    worker.retired = true;
+    Q_EMIT message(QStringLiteral("%1: given up: %2").arg(worker.device.target, why));
+    if (worker.client)
+        worker.client->disconnectFromDevice();
+    maybeFinish();
+}
+
+void SweepRunner::emitProgress(const Worker &worker)
+{
+    SweepProgress p;
+    p.total = int(m_record.items.size());
+    p.done = m_done;
+    p.failed = m_failed;
+    p.elapsedSeconds = m_clock.nsecsElapsed() / 1e9;
+    const int finishedItems = p.done + p.failed - m_finishedBefore;
+    if (finishedItems > 0) {
+        // Wall time per mode in this run so far; devices working in parallel are already in it.
+        p.remainingSeconds = p.elapsedSeconds / finishedItems * (p.total - p.done - p.failed);
+    }
+    if (worker.current >= 0)
+        p.currentMode = m_record.items[worker.current].mode.toCanonical();
+    p.target = worker.device.target;
+    p.livePowerW = worker.livePowerW;
+    Q_EMIT progress(p);
+}
+
+void SweepRunner::maybeFinish()
+{
+    if (m_finished)
+        return;
+    for (const auto &worker : m_workers) {
+        if (!worker->retired)
+            return;
+    }
+    m_finished = true;
+    const int pending = int(m_queue.size());
+    const bool complete = pending == 0;
+    m_sweeps.setState(m_sweepId,
+                      complete ? QStringLiteral("done") : QStringLiteral("interrupted"));
+    Q_EMIT finished(complete,
+                    QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
+                        .arg(m_sweepId)
+                        .arg(m_done)
+                        .arg(m_failed)
+                        .arg(pending)
+                        .arg(complete ? QString()
+                                      : QStringLiteral(" (run again with --resume)")));
+}
+
+}  // namespace ptwb

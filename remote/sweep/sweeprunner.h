@@ -1,0 +1,113 @@
+#pragma once
+
+#include "store/sweepstore.h"
+#include "wire.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QVector>
+
+#include <deque>
+#include <functional>
+#include <memory>
+
+namespace ptwb {
+
+class DeviceClient;
+class Store;
+class Transport;
+
+// One device of a sweep: a name for logs and the store, and how to reach it (called again for
+// every reconnect, so it returns a fresh transport each time).
+struct SweepDevice
+{
+    QString target;
+    std::function<Transport *()> makeTransport;
+};
+
+struct SweepProgress
+{
+    int total = 0;
+    int done = 0;
+    int failed = 0;
+    double elapsedSeconds = 0;
+    double remainingSeconds = -1;  // -1 until it can be estimated
+    QString currentMode;  // of the device that reported last
+    QString target;
+    double livePowerW = 0;
+};
+
+// Runs the pending items of a stored sweep on one or more devices (a fleet shares one queue).
+// Each profiled mode is stored in its own transaction as soon as it is measured. A dropped
+// connection or a killed agent is reconnected; a device whose boot id changed has rebooted, and
+// the mode it was measuring is measured again; a refused or mis-applied mode is recorded as
+// failed with the reason, and the sweep goes on; a device hotter than the limit is paused until
+// it cools. Event-driven on the thread that owns it: nothing blocks.
+class SweepRunner : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Options
+    {
+        int maxReconnects = 5;  // in a row, per device, before it is given up
+        int reconnectDelayMs = 1000;
+        double pauseAboveC = 85;  // overheating: pause until below resumeBelowC
+        double resumeBelowC = 75;
+        int coolingPollMs = 5000;
+        int profileTimeoutMs = 120000;  // of silence: events restart the clock
+    };
+
+    SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
+                QObject *parent = nullptr);
+    ~SweepRunner() override;
+
+    void start();
+    // Stops taking new modes; the ones being measured are stopped too and stay pending.
+    void cancel();
+
+    // Measured cost of the workbench per mode: everything but the profile itself (apply,
+    // verify, bookkeeping, storage), mean over the modes done so far, in seconds.
+    double overheadPerModeSeconds() const;
+
+Q_SIGNALS:
+    void progress(const ptwb::SweepProgress &progress);
+    void message(const QString &text);
+    void finished(bool complete, const QString &summary);
+
+private:
+    struct Worker;
+
+    void connectWorker(Worker &worker);
+    void onReady(Worker &worker, const DeviceInfo &info);
+    void onDisconnected(Worker &worker, const QString &reason);
+    void next(Worker &worker);
+    void checkTemperature(Worker &worker);
+    void applyCurrent(Worker &worker);
+    void profileCurrent(Worker &worker);
+    void finishItem(Worker &worker, const ProfileResult &result);
+    void failItem(Worker &worker, const QString &reason);
+    void requeueCurrent(Worker &worker);
+    void retire(Worker &worker, const QString &why);
+    void emitProgress(const Worker &worker);
+    void maybeFinish();
+
+    Store &m_store;
+    SweepStore m_sweeps;
+    qint64 m_sweepId;
+    Options m_options;
+    SweepRecord m_record;
+    WorkloadSpec m_workload;
+    std::deque<int> m_queue;  // indices into m_record.items, pending, in plan order
+    std::vector<std::unique_ptr<Worker>> m_workers;
+    QElapsedTimer m_clock;
+    int m_done = 0;
+    int m_failed = 0;
+    int m_finishedBefore = 0;  // done or failed in earlier runs (a resumed sweep)
+    double m_overheadSeconds = 0;
+    int m_overheadSamples = 0;
+    bool m_cancelled = false;
+    bool m_finished = false;
+};
+
+}  // namespace ptwb

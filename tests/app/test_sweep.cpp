@@ -1,0 +1,226 @@
+// ptwb sweep against the simulated Jetson: the plan is stored first, every planned mode ends up
+// measured exactly once through dropped connections, reboots, a killed ptwb and a fleet of two.
+#include "clirunner.h"
+#include "store/sqlite.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <csignal>
+
+namespace {
+
+struct Counts
+{
+    qint64 planned = -1;
+    qint64 measurements = -1;
+    qint64 distinctModes = -1;
+    qint64 done = -1;
+    qint64 pending = -1;
+    qint64 unplannedMeasurements = -1;  // measured modes that are not in the plan
+    qint64 bootIds = -1;
+};
+
+Counts countsIn(const QString &db)
+{
+    Counts c;
+    auto connection = ptwb::SqliteConnection::open(db, false);
+    if (!connection)
+        return c;
+    c.planned = *connection->queryInt(QStringLiteral("SELECT count(*) FROM sweep_modes"));
+    c.measurements = *connection->queryInt(QStringLiteral("SELECT count(*) FROM measurements"));
+    c.distinctModes = *connection->queryInt(QStringLiteral(
+        "SELECT count(*) FROM (SELECT DISTINCT cores, cpu_khz, gpu_hz, emc_hz FROM measurements)"));
+    c.done = *connection->queryInt(
+        QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'done'"));
+    c.pending = *connection->queryInt(
+        QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'pending'"));
+    c.unplannedMeasurements = *connection->queryInt(QStringLiteral(
+        "SELECT count(*) FROM measurements m WHERE NOT EXISTS (SELECT 1 FROM sweep_modes s "
+        "WHERE s.measurement_id = m.id AND s.cores = m.cores AND s.cpu_khz = m.cpu_khz AND "
+        "s.gpu_hz = m.gpu_hz AND s.emc_hz = m.emc_hz)"));
+    c.bootIds =
+        *connection->queryInt(QStringLiteral("SELECT count(DISTINCT boot_id) FROM measurements"));
+    return c;
+}
+
+}  // namespace
+
+class TestSweep : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_runs = 0;
+
+    QStringList sweepArguments(const QString &db, int modes, const QStringList &extra = {})
+    {
+        return QStringList {QStringLiteral("sweep"), QStringLiteral("--db"), db,
+                            QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
+                            QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                            QStringLiteral("--modes"), QStringLiteral("random:%1").arg(modes),
+                            QStringLiteral("--minibatches"), QStringLiteral("40"),
+                            QStringLiteral("--sim-speed"), QStringLiteral("400"),
+                            QStringLiteral("--json")} +
+            extra;
+    }
+    QString fresh(const QString &name)
+    {
+        return m_dir.filePath(QStringLiteral("%1-%2").arg(name).arg(++m_runs));
+    }
+
+    // Every planned mode measured exactly once, nothing else measured.
+    void verifyExactlyOnce(const QString &db, qint64 planned)
+    {
+        const Counts c = countsIn(db);
+        QCOMPARE(c.planned, planned);
+        QCOMPARE(c.done, planned);
+        QCOMPARE(c.pending, 0);
+        QCOMPARE(c.measurements, planned);
+        QCOMPARE(c.distinctModes, planned);
+        QCOMPARE(c.unplannedMeasurements, 0);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+    }
+
+    void thirtyModesAreStored()
+    {
+        const QString db = fresh(QStringLiteral("plain.sqlite"));
+        const CliResult r =
+            runCli(sweepArguments(db, 30, {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim"))}),
+                   180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(summary.value(QLatin1String("done")).toInt(), 30);
+        QCOMPARE(summary.value(QLatin1String("failed")).toInt(), 0);
+        QVERIFY(summary.value(QLatin1String("overhead_per_mode_s")).toDouble() > 0);
+        verifyExactlyOnce(db, 30);
+        QCOMPARE(countsIn(db).bootIds, 1);
+    }
+
+    void faultsEndWithEveryModeMeasuredOnce_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<int>("minimumBootIds");
+        QTest::newRow("dropped connection") << "drop-after:9" << 1;
+        QTest::newRow("rebooted device") << "reboot-after:9" << 2;
+    }
+
+    void faultsEndWithEveryModeMeasuredOnce()
+    {
+        QFETCH(QString, fault);
+        QFETCH(int, minimumBootIds);
+        const QString db = fresh(QStringLiteral("fault.sqlite"));
+        const CliResult r = runCli(sweepArguments(db, 16,
+                                                  {QStringLiteral("--sim-state"),
+                                                   fresh(QStringLiteral("sim")),
+                                                   QStringLiteral("--sim-fault"), fault}),
+                                   180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("reconnecting")), qPrintable(r.err));
+        if (minimumBootIds > 1)
+            QVERIFY2(r.err.contains(QLatin1String("rebooted")), qPrintable(r.err));
+        verifyExactlyOnce(db, 16);
+        QVERIFY(countsIn(db).bootIds >= minimumBootIds);
+    }
+
+    void killedSweepResumesWithoutDuplicatesOrGaps()
+    {
+        const QString db = fresh(QStringLiteral("killed.sqlite"));
+        const QString state = fresh(QStringLiteral("sim"));
+        QProcess sweep;
+        sweep.setProgram(QStringLiteral(PTWB_CLI));
+        sweep.setArguments(sweepArguments(db, 30, {QStringLiteral("--sim-state"), state}));
+        sweep.start();
+        QVERIFY(sweep.waitForStarted());
+        // Kill it once some modes are stored but not all.
+        QTRY_VERIFY_WITH_TIMEOUT(countsIn(db).done >= 5, 120000);
+        ::kill(pid_t(sweep.processId()), SIGKILL);
+        sweep.waitForFinished();
+        const Counts partial = countsIn(db);
+        QVERIFY2(partial.pending > 0, "the sweep finished before it could be killed");
+        QCOMPARE(partial.measurements, partial.done);
+
+        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
+                                    QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
+                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                    QStringLiteral("--resume"), QStringLiteral("--sim-state"),
+                                    state, QStringLiteral("--sim-speed"), QStringLiteral("400"),
+                                    QStringLiteral("--json")},
+                                   180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("%1 done").arg(partial.done)), qPrintable(r.err));
+        verifyExactlyOnce(db, 30);
+    }
+
+    void twoDevicesShareOneSweep()
+    {
+        const QString db = fresh(QStringLiteral("fleet.sqlite"));
+        QStringList arguments = sweepArguments(db, 40, {QStringLiteral("--sim-state"),
+                                                        fresh(QStringLiteral("fleet"))});
+        arguments[arguments.indexOf(QStringLiteral("sim:orin-agx"))] =
+            QStringLiteral("sim:orin-agx,sim:orin-agx");
+        const CliResult r = runCli(arguments, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        verifyExactlyOnce(db, 40);
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        // Both devices took part.
+        QCOMPARE(*connection->queryInt(
+                     QStringLiteral("SELECT count(DISTINCT target) FROM sweep_modes")),
+                 2);
+    }
+
+    void rejectedModesAreRecordedAsFailed()
+    {
+        const QString db = fresh(QStringLiteral("reject.sqlite"));
+        // Every mode with the top GPU clock is refused by the (simulated) kernel.
+        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
+                                    QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
+                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                    QStringLiteral("--modes"),
+                                    QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000"),
+                                    QStringLiteral("--minibatches"), QStringLiteral("40"),
+                                    QStringLiteral("--sim-speed"), QStringLiteral("400"),
+                                    QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                                    QStringLiteral("--sim-fault"),
+                                    QStringLiteral("reject:gpu_hz=1236750000"),
+                                    QStringLiteral("--json")},
+                                   180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        QCOMPARE(*connection->queryInt(
+                     QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'failed'")),
+                 1);
+        auto reason = connection->prepare(
+            QStringLiteral("SELECT reason FROM sweep_modes WHERE state = 'failed'"));
+        QVERIFY(reason && *reason->step());
+        QVERIFY2(reason->columnText(0).contains(QLatin1String("gpu_hz")),
+                 qPrintable(reason->columnText(0)));
+        QCOMPARE(*connection->queryInt(QStringLiteral("SELECT count(*) FROM measurements")), 12);
+    }
+
+    void badModeSetIsBadInput()
+    {
+        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"),
+                                    fresh(QStringLiteral("bad.sqlite")), QStringLiteral("--target"),
+                                    QStringLiteral("sim:orin-agx"), QStringLiteral("--workload"),
+                                    QStringLiteral("resnet18"), QStringLiteral("--modes"),
+                                    QStringLiteral("random:0")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QLatin1String("--modes 'random:0'")), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "test_sweep.moc"
