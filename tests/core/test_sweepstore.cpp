@@ -1,0 +1,152 @@
+#include "modes/devicespec.h"
+#include "store/store.h"
+#include "store/sweepstore.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+
+namespace {
+
+SweepPlan plan(int modes, int repeats = 1)
+{
+    SweepPlan p;
+    p.device = QStringLiteral("simulated-orin-agx");
+    p.deviceKind = QStringLiteral("orin-agx");
+    p.workload = QStringLiteral("resnet18");
+    p.target = QStringLiteral("sim:orin-agx");
+    p.modeSet = QStringLiteral("random:%1").arg(modes);
+    p.run = QStringLiteral(R"({"kind":"builtin","name":"resnet18","batch_size":16})");
+    p.repeats = repeats;
+    p.seed = 7;
+    p.modes = SweepPlan::selectModes(DeviceSpec::builtin(p.deviceKind).value(), p.modeSet, 7)
+                  .value();
+    SweepPlan::orderHighToLow(p.modes);
+    return p;
+}
+
+Measurement measured(const PowerMode &mode)
+{
+    Measurement m;
+    m.mode = mode;
+    m.timeMs = 100;
+    m.powerW = 20;
+    m.timeSpreadMs = 2;
+    m.powerSpreadW = 0.5;
+    m.minibatches = 30;
+    m.bootId = QStringLiteral("boot-1");
+    return m;
+}
+
+}  // namespace
+
+class TestSweepStore : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_count = 0;
+
+    std::unique_ptr<Store> freshStore()
+    {
+        auto store = Store::open(m_dir.filePath(QStringLiteral("s%1.sqlite").arg(++m_count)));
+        return store ? std::move(store).value() : nullptr;
+    }
+
+private Q_SLOTS:
+    void planRoundTrips()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        SweepStore sweeps(*store);
+        const SweepPlan p = plan(10, 2);
+        const Expected<qint64> id = sweeps.create(p);
+        QVERIFY2(id, qPrintable(id.error()));
+        const Expected<SweepRecord> record = sweeps.load(*id);
+        QVERIFY2(record, qPrintable(record.error()));
+        QCOMPARE(record->items.size(), 20);  // 10 modes x 2 repeats
+        QCOMPARE(record->count(SweepItem::State::Pending), 20);
+        QCOMPARE(record->plan.modes.size(), 10);
+        QCOMPARE(record->plan.modes, p.modes);
+        QCOMPARE(record->plan.run, p.run);
+        QCOMPARE(record->plan.seed, p.seed);
+        QCOMPARE(record->plan.target, p.target);
+        QCOMPARE(record->items[1].repeat, 1);
+        QCOMPARE(record->items[1].mode, record->items[0].mode);
+        QCOMPARE(*sweeps.latest(p.device, p.workload), *id);
+        QVERIFY(!sweeps.latest(p.device, QStringLiteral("other")));
+    }
+
+    void highToLowOrder()
+    {
+        QVector<PowerMode> modes = plan(200).modes;
+        for (int i = 1; i < modes.size(); ++i) {
+            QVERIFY(modes[i - 1].emcHz >= modes[i].emcHz);
+            if (modes[i - 1].emcHz == modes[i].emcHz)
+                QVERIFY(modes[i - 1].gpuHz >= modes[i].gpuHz);
+        }
+    }
+
+    void aModeIsRecordedOnce()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        SweepStore sweeps(*store);
+        const SweepPlan p = plan(5);
+        const qint64 id = sweeps.create(p).value();
+        QVERIFY(sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("a")));
+        // A second device (or a resumed run) cannot store it again.
+        const Status again = sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("b"));
+        QVERIFY(!again);
+        QVERIFY2(again.error().contains(QLatin1String("not pending")), qPrintable(again.error()));
+        // Nor store a different mode under that position.
+        QVERIFY(!sweeps.recordDone(id, 1, measured(p.modes[2]), QStringLiteral("a")));
+        QVERIFY(!sweeps.recordFailed(id, 0, QStringLiteral("late"), QStringLiteral("b")));
+        QVERIFY(sweeps.recordFailed(id, 1, QStringLiteral("gpu_hz: refused"), QStringLiteral("a")));
+
+        const SweepRecord record = sweeps.load(id).value();
+        QCOMPARE(record.count(SweepItem::State::Done), 1);
+        QCOMPARE(record.count(SweepItem::State::Failed), 1);
+        QCOMPARE(record.items[1].reason, QStringLiteral("gpu_hz: refused"));
+        QCOMPARE(record.items[0].target, QStringLiteral("a"));
+        const QVector<Measurement> rows =
+            store->measurements(p.device, p.workload).value();
+        QCOMPARE(rows.size(), 1);  // the refused attempt wrote no measurement
+        QCOMPARE(rows[0].source, QStringLiteral("sweep"));
+        QCOMPARE(rows[0].bootId, QStringLiteral("boot-1"));
+        QCOMPARE(rows[0].minibatches, 30);
+    }
+
+    void unknownSweepIsBadInput()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        const Expected<SweepRecord> none = SweepStore(*store).load(42);
+        QVERIFY(!none);
+        QCOMPARE(none.errorKind(), ErrorKind::BadInput);
+    }
+
+    void badModeSets_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::newRow("zero") << "random:0";
+        QTest::newRow("too many") << "random:18097";
+        QTest::newRow("words") << "some";
+        QTest::newRow("bad grid") << "grid:cores=13";
+    }
+
+    void badModeSets()
+    {
+        QFETCH(QString, set);
+        const auto modes =
+            SweepPlan::selectModes(DeviceSpec::builtin(QStringLiteral("orin-agx")).value(), set, 0);
+        QVERIFY(!modes);
+        QCOMPARE(modes.errorKind(), ErrorKind::BadInput);
+        QVERIFY2(modes.error().contains(set), qPrintable(modes.error()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweepStore)
+#include "test_sweepstore.moc"
