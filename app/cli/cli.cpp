@@ -2,6 +2,7 @@
 
 #include "benchcommand.h"
 #include "command.h"
+#include "democommand.h"
 #include "devicecommands.h"
 #include "modelcommands.h"
 #include "modescommand.h"
@@ -30,6 +31,8 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<ParetoCommand>());
     commands.push_back(std::make_unique<EvaluateCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
+    commands.push_back(std::make_unique<ApplyCommand>());
+    commands.push_back(std::make_unique<DemoCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     return commands;
 }

@@ -1,14 +1,18 @@
 #include "devicecommands.h"
 
+#include "deviceclient.h"
 #include "devicetarget.h"
 #include "localprocesstransport.h"
 #include "modes/devicespec.h"
+#include "modes/modespace.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
 
+#include <QElapsedTimer>
 #include <QEventLoop>
+#include <QThread>
 #include <QJsonDocument>
 
 namespace ptwb::cli {
@@ -56,9 +60,55 @@ Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QSt
     return spec;
 }
 
+void addSimulatorOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("sim-state"),
+                      QStringLiteral("Simulated device: its state directory."),
+                      QStringLiteral("DIR")});
+    parser.addOption({QStringLiteral("sim-speed"),
+                      QStringLiteral("Simulated device: device seconds per second (default 50)."),
+                      QStringLiteral("S")});
+    parser.addOption({QStringLiteral("sim-fault"),
+                      QStringLiteral("Simulated device: inject a fault (reject:FIELD=VALUE, "
+                                     "drop-after:N, reboot-after:N, throttle:F); repeatable."),
+                      QStringLiteral("SPEC")});
+}
+
+// Waits for a call in a local event loop (the command line has nothing else to do).
+DeviceReply await(DeviceCall *call)
+{
+    DeviceReply reply;
+    QEventLoop loop;
+    QObject::connect(call, &DeviceCall::finished, &loop, [&](const DeviceReply &r) {
+        reply = r;
+        loop.quit();
+    });
+    loop.exec();
+    return reply;
+}
+
+// Connects and waits for hello, or for the reason it failed.
+Expected<DeviceInfo> connectAndGreet(DeviceClient &client)
+{
+    QEventLoop loop;
+    QString failure;
+    QObject::connect(&client, &DeviceClient::ready, &loop, &QEventLoop::quit);
+    QObject::connect(&client, &DeviceClient::disconnected, &loop,
+                     [&](const QString &reason) {
+                         failure = reason;
+                         loop.quit();
+                     });
+    client.connectToDevice();
+    loop.exec();
+    if (!client.isReady())
+        return Expected<DeviceInfo>::failure(QStringLiteral("cannot reach %1: %2")
+                                                 .arg(client.transport()->description(), failure));
+    return client.info();
+}
+
 // One SweepDevice per --target; simulated devices get a state directory each.
 Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QString *kind,
-                                            QString *display)
+                                            QString *display, double defaultSpeed = 50)
 {
     using Result = Expected<QVector<SweepDevice>>;
     QVector<SweepDevice> devices;
@@ -91,8 +141,13 @@ Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QS
             : SimulatorLauncher::defaultStateDirectory(target->deviceKind);
         options.stateDirectory =
             targets.size() > 1 ? QStringLiteral("%1/%2").arg(base).arg(i + 1) : base;
-        if (parser.isSet(QStringLiteral("sim-speed")))
-            options.speed = parser.value(QStringLiteral("sim-speed")).toDouble();
+        options.speed = parser.isSet(QStringLiteral("sim-speed"))
+            ? parser.value(QStringLiteral("sim-speed")).toDouble()
+            : defaultSpeed;
+        if (!(options.speed >= 1 && options.speed <= 10000)) {
+            return Result::failure(QStringLiteral("--sim-speed: expected 1..10000"),
+                                   ErrorKind::BadInput);
+        }
         options.faults = parser.values(QStringLiteral("sim-fault"));
         options.seed = quint64(i + 1);
         const QString name = targets.size() > 1
@@ -148,16 +203,7 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("resume"),
                       QStringLiteral("Go on with the newest sweep of this workload and device: "
                                      "only its pending modes are measured.")});
-    parser.addOption({QStringLiteral("sim-state"),
-                      QStringLiteral("Simulated device: its state directory."),
-                      QStringLiteral("DIR")});
-    parser.addOption({QStringLiteral("sim-speed"),
-                      QStringLiteral("Simulated device: device seconds per second (default 50)."),
-                      QStringLiteral("S")});
-    parser.addOption({QStringLiteral("sim-fault"),
-                      QStringLiteral("Simulated device: inject a fault (reject:FIELD=VALUE, "
-                                     "drop-after:N, reboot-after:N, throttle:F); repeatable."),
-                      QStringLiteral("SPEC")});
+    addSimulatorOptions(parser);
     parser.addOption({QStringLiteral("progress"),
                       QStringLiteral("Print progress (modes done, time left, live power) on "
                                      "stderr.")});
@@ -283,6 +329,146 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         output.line(summary);
     }
     return complete ? kExitOk : kExitFailed;
+}
+
+void ApplyCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption({QStringLiteral("target"),
+                      QStringLiteral("Device: sim:orin-agx (the simulated Jetson)."),
+                      QStringLiteral("TARGET")});
+    parser.addOption({QStringLiteral("mode"),
+                      QStringLiteral("Mode to apply: 12/2201600/1300500000/3199000000, the "
+                                     "underscore or the short form (12c/2.20C/1.30G/3.20M)."),
+                      QStringLiteral("MODE")});
+    parser.addOption({QStringLiteral("confirm-within"),
+                      QStringLiteral("Seconds the device waits for the confirmation over a new "
+                                     "connection before it reverts by itself (default 30)."),
+                      QStringLiteral("S"), QStringLiteral("30")});
+    addSimulatorOptions(parser);
+}
+
+int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser, {QStringLiteral("target"), QStringLiteral("mode")}, output,
+                        &exitCode)) {
+        return exitCode;
+    }
+    bool ok = false;
+    const int seconds = parser.value(QStringLiteral("confirm-within")).toInt(&ok);
+    if (!ok || seconds < 5 || seconds > 3600)
+        return output.badUsage(QStringLiteral("--confirm-within: expected 5..3600 seconds"));
+    QString kind;
+    QString display;
+    Expected<QVector<SweepDevice>> devices = sweepDevices(parser, &kind, &display, 1.0);
+    if (!devices)
+        return output.fail(devices.error(), devices.errorKind());
+    if (devices->size() != 1)
+        return output.badUsage(QStringLiteral("--target: apply takes one device"));
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    if (!spec)
+        return output.fail(spec.error(), ErrorKind::BadInput);
+    Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
+    if (!mode)
+        return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
+    const SweepDevice &device = devices->first();
+    // The deadline as the desktop sees it: a simulated device may run its clock faster (apply
+    // runs no workload, so its simulated device keeps real time unless told otherwise).
+    const double speed = parser.isSet(QStringLiteral("sim-speed"))
+        ? parser.value(QStringLiteral("sim-speed")).toDouble()
+        : 1.0;
+    const qint64 deadlineMs = qint64(seconds * 1000.0 / speed);
+
+    // 1. Arm the device-side revert, then apply.
+    DeviceClient first(device.makeTransport());
+    Expected<DeviceInfo> info = connectAndGreet(first);
+    if (!info)
+        return output.fail(info.error(), ErrorKind::Failed);
+    const PowerMode previous = info->mode;
+    if (previous == *mode) {
+        output.line(QStringLiteral("%1 is already in %2").arg(device.target, mode->toCanonical()));
+        return kExitOk;
+    }
+    const DeviceReply armed = await(first.armRevert(seconds));
+    if (!armed.ok)
+        return output.fail(QStringLiteral("arm_revert: %1").arg(armed.error.text()),
+                           ErrorKind::Failed);
+    const QString token = armed.result.value(QLatin1String("token")).toString();
+    QElapsedTimer sinceArmed;
+    sinceArmed.start();
+    const DeviceReply applied = await(first.applyMode(*mode));
+    if (!applied.ok) {
+        return output.fail(QStringLiteral("%1 refused %2: %3; the armed revert keeps it in %4")
+                               .arg(device.target, mode->toCanonical(), applied.error.text(),
+                                    previous.toCanonical()),
+                           ErrorKind::Failed);
+    }
+    output.err() << QStringLiteral("applied %1 (was %2); confirming over a new connection "
+                                   "within %3 s")
+                        .arg(mode->toCanonical(), previous.toCanonical())
+                        .arg(seconds)
+                 << Qt::endl;
+    // The first connection ends; its agent stays only to revert if nobody confirms.
+    first.disconnectFromDevice();
+
+    // 2. Reconnect: a mode that cuts the device off cannot be confirmed, so it reverts.
+    QString lastError;
+    while (sinceArmed.elapsed() < deadlineMs) {
+        DeviceClient second(device.makeTransport());
+        Expected<DeviceInfo> again = connectAndGreet(second);
+        if (!again) {
+            lastError = again.error();
+            QThread::msleep(100);
+            continue;
+        }
+        if (!(again->mode == *mode)) {
+            lastError = QStringLiteral("the device reports %1").arg(again->mode.toCanonical());
+            break;
+        }
+        QJsonObject fields;
+        if (!token.isEmpty())
+            fields.insert(QStringLiteral("token"), token);
+        const DeviceReply confirmed = await(second.call(QStringLiteral("confirm"), fields));
+        if (confirmed.ok) {
+            if (output.json()) {
+                output.object({{QStringLiteral("mode"), mode->toCanonical()},
+                               {QStringLiteral("previous"), previous.toCanonical()},
+                               {QStringLiteral("confirmed"), true},
+                               {QStringLiteral("target"), device.target}});
+            } else {
+                output.line(QStringLiteral("%1 now runs %2 (%3), confirmed")
+                                .arg(device.target, mode->toCanonical(), mode->toShort()));
+            }
+            return kExitOk;
+        }
+        lastError = confirmed.error.text();
+        break;
+    }
+    // 3. Not confirmed: the device goes back by itself at the deadline. Wait for it and look.
+    output.err() << QStringLiteral("could not confirm %1 (%2); waiting for the device to revert")
+                        .arg(mode->toCanonical(),
+                             lastError.isEmpty() ? QStringLiteral("no answer") : lastError)
+                 << Qt::endl;
+    QString now = QStringLiteral("unknown (unreachable)");
+    const qint64 lookUntil = deadlineMs + qMax<qint64>(5000, deadlineMs);
+    QThread::msleep(ulong(qMax<qint64>(0, deadlineMs - sinceArmed.elapsed())));
+    while (sinceArmed.elapsed() < lookUntil) {
+        DeviceClient look(device.makeTransport());
+        Expected<DeviceInfo> after = connectAndGreet(look);
+        if (after && after->mode == previous) {
+            now = after->mode.toCanonical();
+            break;
+        }
+        if (after)
+            now = after->mode.toCanonical();
+        QThread::msleep(200);
+    }
+    return output.fail(QStringLiteral("%1: %2 was not confirmed within %3 s; the device is in %4 "
+                                      "(before: %5)")
+                           .arg(device.target, mode->toCanonical())
+                           .arg(seconds)
+                           .arg(now, previous.toCanonical()),
+                       ErrorKind::Failed);
 }
 
 }  // namespace ptwb::cli

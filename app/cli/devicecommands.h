@@ -17,4 +17,17 @@ public:
     int run(const QCommandLineParser &parser, Output &output) const override;
 };
 
+// ptwb apply --target T --mode M [--confirm-within S]
+class ApplyCommand : public Command
+{
+public:
+    QString name() const override { return QStringLiteral("apply"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Apply a power mode to a device; it reverts unless confirmed.");
+    }
+    void addOptions(QCommandLineParser &parser) const override;
+    int run(const QCommandLineParser &parser, Output &output) const override;
+};
+
 }  // namespace ptwb::cli
