@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+
+namespace ptwb {
+
+// The host-key decision, apart from libssh so it can be tested on its own. SshSession gathers
+// the facts (what the server offered, what known_hosts says) and acts on the decision: go on, ask
+// the person (then remember the key), or refuse. Nothing here weakens with configuration: a
+// changed key or a key of another type is always refused, whatever ssh_config says.
+struct KnownHostKey
+{
+    QString type;  // "ssh-ed25519"
+    QString fingerprint;  // "SHA256:..."
+};
+
+struct HostKeyFacts
+{
+    enum class State {
+        Known,  // known_hosts has this very key for host:port
+        Unknown,  // no entry for host:port
+        NoKnownHostsFile,  // no known_hosts file at all (it is created on accept)
+        Changed,  // an entry of the same type holds another key
+        OtherType,  // entries exist, but only for other key types
+        Error,  // the file could not be read or the key not obtained
+    };
+
+    State state = State::Error;
+    QString host;
+    int port = 22;
+    QString keyType;  // what the server offered
+    QString fingerprint;
+    QList<KnownHostKey> known;  // what known_hosts holds for host:port (Changed, OtherType)
+    QString knownHostsFile;
+    QString detail;  // for Error: libssh's text
+};
+
+struct HostKeyDecision
+{
+    enum class Action { Proceed, Ask, Refuse };
+    Action action = Action::Refuse;
+    QString message;  // for Refuse: the whole error; for Ask: what the question is about
+};
+
+namespace HostKeyCheck {
+
+HostKeyDecision decide(const HostKeyFacts &facts);
+// The error when the person said no to an unknown host.
+QString refusedByUser(const HostKeyFacts &facts);
+// "host:port", as errors name a target.
+QString target(const QString &host, int port);
+// How known_hosts spells the host: "host" on port 22, else "[host]:port".
+QString knownHostsName(const QString &host, int port);
+
+}  // namespace HostKeyCheck
+
+}  // namespace ptwb

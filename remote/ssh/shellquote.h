@@ -1,0 +1,33 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace ptwb {
+
+// Building the one command line an SSH exec channel takes. The remote side hands that line to
+// the user's login shell, so every token is quoted: the line is made only of our own fixed
+// tokens (program, paths, options), each one wrapped in single quotes. Nothing a person typed
+// ever goes here; requests travel as JSON on stdin (docs/device-protocol.md).
+namespace ShellQuote {
+
+// One token in POSIX single quotes: 'it'\''s' for it's. Every byte but the single quote is
+// literal inside single quotes (newlines, $, `, \, ;, spaces included), so the shell passes the
+// token byte-exact. The empty token becomes ''.
+QByteArray quote(const QByteArray &token);
+QByteArray quote(const QString &token);  // UTF-8
+// The tokens quoted and joined by spaces.
+QByteArray join(const QStringList &argv);
+// The command line for an exec channel: `'sudo' '-n' argv...` when useSudo (never waits for a
+// password: sudo -n fails instead), else just argv.
+QByteArray commandLine(const QStringList &argv, bool useSudo);
+
+// The sudoers line that lets `user` run exactly this command without a password, for the error
+// shown when `sudo -n` says a password is required: "nvidia ALL=(root) NOPASSWD: /usr/bin/python3
+// /home/nvidia/.cache/.../ptwb_agent.py". `program` must be the absolute path of argv[0].
+QString sudoersLine(const QString &user, const QString &program, const QStringList &arguments);
+
+}  // namespace ShellQuote
+
+}  // namespace ptwb

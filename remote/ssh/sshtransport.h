@@ -1,0 +1,65 @@
+#pragma once
+
+#include "sshoptions.h"
+#include "transport.h"
+
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+
+class QThread;
+
+namespace ptwb {
+
+class SshWorker;
+
+// The agent over SSH (docs/ssh.md): a Transport whose libssh session lives on a worker thread of
+// its own. open() connects, checks the host key (asking SshOptions::prompts about an unknown
+// host, refusing a changed one), authenticates, uploads the launch files and execs the command;
+// stdout lines come back as lineReceived(), stderr goes to logMessage() and into error texts.
+// Nothing here blocks the calling (GUI) thread; the prompts are called on the worker thread.
+//
+// A dead connection is reported as closed("connection lost: ...") after keepaliveIntervalMs x
+// keepaliveMaxMissed without a byte from the server. close() sends EOF to the agent, waits
+// briefly for it to exit and closes. open() after closed() connects again from scratch.
+class SshTransport : public Transport
+{
+    Q_OBJECT
+
+public:
+    explicit SshTransport(SshOptions options, QObject *parent = nullptr);
+    ~SshTransport() override;
+
+    // Does nothing unless closed (a previous open() has reported closed()).
+    void open() override;
+    void close() override;
+    bool isOpen() const override { return m_state == State::Open; }
+    void sendLine(const QByteArray &line) override;
+    QString description() const override;
+
+    const SshOptions &options() const { return m_options; }
+    // Recent log lines: what was connected and uploaded, the agent's stderr.
+    QStringList recentLog() const { return m_log; }
+
+Q_SIGNALS:
+    void logMessage(const QString &text);
+
+private:
+    enum class State { Closed, Opening, Open, Closing };
+
+    void handleOpened(quint64 generation);
+    void handleLine(quint64 generation, const QByteArray &line);
+    void handleLog(quint64 generation, const QString &text);
+    void handleClosed(quint64 generation, const QString &reason);
+
+    SshOptions m_options;
+    QThread *m_thread = nullptr;
+    SshWorker *m_worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_generation = 0;
+    State m_state = State::Closed;
+    QStringList m_log;
+};
+
+}  // namespace ptwb

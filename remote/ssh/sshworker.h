@@ -1,0 +1,75 @@
+#pragma once
+
+#include "sshoptions.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+
+class QSocketNotifier;
+
+namespace ptwb {
+
+class SshSession;
+
+// SshTransport's other half: lives on the transport's worker thread and makes every libssh call
+// there. Reads are event-driven (a socket notifier on the session's descriptor, plus a slow
+// timer for data libssh buffered during a write); a keepalive timer watches the connection.
+// Every signal carries the generation of the open() it belongs to, so the transport can drop
+// stale ones. Private to remote/ssh.
+class SshWorker : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit SshWorker(std::shared_ptr<std::atomic<bool>> cancel, QObject *parent = nullptr);
+    ~SshWorker() override;
+
+    // Connects, verifies the host key, authenticates, uploads, execs; then opened() or closed().
+    void start(quint64 generation, const SshOptions &options);
+    void send(const QByteArray &line);
+    // EOF on the agent's stdin (it finishes, possibly after an armed revert), a short grace for
+    // it to exit, then the connection closes: closed("closed").
+    void finish();
+    // Drops the connection at once (the transport is going away).
+    void shutdown();
+
+Q_SIGNALS:
+    void opened(quint64 generation);
+    void lineReceived(quint64 generation, const QByteArray &line);
+    void logMessage(quint64 generation, const QString &text);
+    void closed(quint64 generation, const QString &reason);
+
+private:
+    void drain();
+    void keepaliveTick();
+    void remoteEnded();
+    QString sudoMessage();
+    void lost(const QString &detail);
+    void teardown(const QString &reason);
+    void noteActivity();
+
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::unique_ptr<SshSession> m_session;
+    QSocketNotifier *m_notifier = nullptr;
+    QTimer m_pollTimer;
+    QTimer m_keepaliveTimer;
+    QTimer m_graceTimer;
+    QElapsedTimer m_sinceActivity;
+    quint64 m_lastBytes = 0;
+    quint64 m_generation = 0;
+    SshOptions m_options;
+    QStringList m_argv;  // the command as run ({dir} replaced)
+    QByteArray m_stdout;  // a partial line
+    QByteArray m_stderr;  // a partial line
+    QStringList m_stderrLines;  // the last ones, for error messages
+    bool m_active = false;
+    bool m_closing = false;
+};
+
+}  // namespace ptwb

@@ -1,0 +1,605 @@
+// The SSH transport against a real, throwaway sshd on 127.0.0.1 (SshdFixture): host-key checks
+// (unknown, refused, changed, a config that tries to weaken them), key authentication, exact
+// argument passing, the content-addressed upload, and the simulated Jetson driven by
+// DeviceClient over SSH, through a dropped and a stalled connection.
+#include "deviceclient.h"
+#include "hostkeycheck.h"
+#include "modes/devicespec.h"
+#include "remote/sshdfixture.h"
+#include "shellquote.h"
+#include "simulatorlauncher.h"
+#include "sshlaunch.h"
+#include "sshsession.h"
+#include "sshtransport.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include <signal.h>
+
+using namespace ptwb;
+
+namespace {
+
+// Fixed answers, counted; called on the transport's worker thread.
+class TestPrompts : public SshPrompts
+{
+public:
+    explicit TestPrompts(bool acceptHost)
+        : m_accept(acceptHost)
+    {
+    }
+    bool acceptUnknownHost(const QString &, int, const QString &,
+                           const QString &fingerprint) override
+    {
+        ++hostQuestions;
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        lastFingerprint = fingerprint;
+        return m_accept;
+    }
+    std::optional<QString> passphrase(const QString &) override
+    {
+        ++secretQuestions;
+        if (keyPassphrase.isEmpty())
+            return std::nullopt;
+        return keyPassphrase;
+    }
+    std::optional<QString> password(const QString &, const QString &) override
+    {
+        ++secretQuestions;
+        return std::nullopt;
+    }
+    std::optional<QStringList> keyboardInteractive(const QString &, const QString &,
+                                                   const QList<Question> &) override
+    {
+        ++secretQuestions;
+        return std::nullopt;
+    }
+    QString fingerprint()
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        return lastFingerprint;
+    }
+
+    QString keyPassphrase;  // set before use
+    std::atomic<int> hostQuestions {0};
+    std::atomic<int> secretQuestions {0};
+
+private:
+    bool m_accept;
+    std::mutex m_mutex;
+    QString lastFingerprint;
+};
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void writeFile(const QString &path, const QByteArray &content)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(content);
+}
+
+DeviceReply await(DeviceCall *call, int timeoutMs = 60000)
+{
+    auto reply = std::make_shared<std::optional<DeviceReply>>();
+    QObject::connect(call, &DeviceCall::finished, [reply](const DeviceReply &r) { *reply = r; });
+    if (!QTest::qWaitFor([&] { return reply->has_value(); }, timeoutMs))
+        return {false, {}, {QStringLiteral("test-timeout"), QStringLiteral("never finished"), {}}};
+    return **reply;
+}
+
+}  // namespace
+
+class TestSsh : public QObject
+{
+    Q_OBJECT
+
+private:
+    SshdFixture m_sshd;
+    std::unique_ptr<QTemporaryDir> m_case;  // one per test function
+
+    QString casePath(const QString &name) const { return m_case->filePath(name); }
+
+    // Options for the fixture's server with this test's own known_hosts, no ssh config, no
+    // agent, and only the fixture's user key.
+    SshOptions baseOptions(std::shared_ptr<SshPrompts> prompts) const
+    {
+        SshOptions options;
+        options.host = QStringLiteral("127.0.0.1");
+        options.port = m_sshd.port();
+        options.user = m_sshd.user();
+        options.connectTimeoutMs = 10000;
+        options.knownHostsPath = casePath(QStringLiteral("known_hosts"));
+        options.readConfig = false;
+        options.identityFiles = {m_sshd.userKey()};
+        options.useDefaultIdentities = false;
+        options.useAgent = false;
+        options.remoteCacheDir = casePath(QStringLiteral("remote-cache"));
+        options.prompts = std::move(prompts);
+        return options;
+    }
+
+    QByteArray knownHostsLine(const QByteArray &publicKey) const
+    {
+        return HostKeyCheck::knownHostsName(QStringLiteral("127.0.0.1"), m_sshd.port()).toUtf8() +
+            ' ' + publicKey + '\n';
+    }
+
+    // A known_hosts that holds another ed25519 key for the server: what an attacker's server
+    // would look like. Returns that key's fingerprint.
+    QString writeChangedKnownHosts(const QString &path)
+    {
+        QString otherFingerprint;
+        const QString other = m_sshd.makeKey(QStringLiteral("impostor"), &otherFingerprint);
+        writeFile(path, knownHostsLine(m_sshd.publicKey(other)));
+        return otherFingerprint;
+    }
+
+    std::unique_ptr<DeviceClient> simulatorClient(SshOptions options, QString *error)
+    {
+        SimulatorOptions simulator;
+        simulator.stateDirectory = casePath(QStringLiteral("state"));
+        simulator.speed = 100;
+        Expected<SshLaunch> launch = SshLaunches::simulator(simulator);
+        if (!launch) {
+            *error = launch.error();
+            return nullptr;
+        }
+        options.launch = *launch;
+        options.description = QStringLiteral("simulated orin-agx over ssh");
+        return std::make_unique<DeviceClient>(new SshTransport(options));
+    }
+
+    static bool waitReady(DeviceClient *client, QString *error)
+    {
+        QSignalSpy ready(client, &DeviceClient::ready);
+        QSignalSpy gone(client, &DeviceClient::disconnected);
+        client->connectToDevice();
+        if (!QTest::qWaitFor([&] { return ready.count() + gone.count() > 0; }, 30000)) {
+            *error = QStringLiteral("timeout");
+            return false;
+        }
+        if (ready.isEmpty()) {
+            *error = gone.at(0).at(0).toString();
+            return false;
+        }
+        return true;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString missing = SshdFixture::missingPrograms();
+        if (!missing.isEmpty())
+            QSKIP(qPrintable(missing));
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        QString error;
+        QVERIFY2(m_sshd.start(&error), qPrintable(error));
+    }
+
+    void init()
+    {
+        m_case = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_case->isValid());
+    }
+
+    void cleanup()
+    {
+        if (QTest::currentTestFailed())
+            qWarning("sshd log:\n%s", qPrintable(m_sshd.log().right(3000)));
+    }
+
+    // --- pure pieces ------------------------------------------------------------------------
+
+    void quotingIsStrict_data()
+    {
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<QByteArray>("quoted");
+        QTest::newRow("plain") << QStringLiteral("python3") << QByteArray("'python3'");
+        QTest::newRow("empty") << QString() << QByteArray("''");
+        QTest::newRow("quote") << QStringLiteral("it's") << QByteArray("'it'\\''s'");
+        QTest::newRow("dollar") << QStringLiteral("$(id)") << QByteArray("'$(id)'");
+        QTest::newRow("newline") << QStringLiteral("a\nb") << QByteArray("'a\nb'");
+    }
+    void quotingIsStrict()
+    {
+        QFETCH(QString, token);
+        QFETCH(QByteArray, quoted);
+        QCOMPARE(ShellQuote::quote(token), quoted);
+    }
+
+    void sudoLineNamesTheExactCommand()
+    {
+        QCOMPARE(ShellQuote::commandLine({QStringLiteral("python3"), QStringLiteral("/a b")}, true),
+                 QByteArray("'sudo' '-n' 'python3' '/a b'"));
+        QCOMPARE(ShellQuote::sudoersLine(
+                     QStringLiteral("nvidia"), QStringLiteral("/usr/bin/python3"),
+                     {QStringLiteral(
+                         "/home/nvidia/.cache/powertrain-workbench/agent/abc/ptwb_agent.py")}),
+                 QStringLiteral("nvidia ALL=(root) NOPASSWD: /usr/bin/python3 "
+                                "/home/nvidia/.cache/powertrain-workbench/agent/abc/"
+                                "ptwb_agent.py"));
+    }
+
+    void hostKeyDecisions()
+    {
+        HostKeyFacts facts;
+        facts.host = QStringLiteral("orin");
+        facts.port = 2222;
+        facts.keyType = QStringLiteral("ssh-ed25519");
+        facts.fingerprint = QStringLiteral("SHA256:new");
+        facts.knownHostsFile = QStringLiteral("/kh");
+        facts.known = {{QStringLiteral("ssh-ed25519"), QStringLiteral("SHA256:old")}};
+        using Action = HostKeyDecision::Action;
+        facts.state = HostKeyFacts::State::Known;
+        QCOMPARE(HostKeyCheck::decide(facts).action, Action::Proceed);
+        facts.state = HostKeyFacts::State::Unknown;
+        QCOMPARE(HostKeyCheck::decide(facts).action, Action::Ask);
+        facts.state = HostKeyFacts::State::NoKnownHostsFile;
+        QCOMPARE(HostKeyCheck::decide(facts).action, Action::Ask);
+        for (auto state : {HostKeyFacts::State::Changed, HostKeyFacts::State::OtherType,
+                           HostKeyFacts::State::Error}) {
+            facts.state = state;
+            const HostKeyDecision decision = HostKeyCheck::decide(facts);
+            QCOMPARE(decision.action, Action::Refuse);
+            QVERIFY2(decision.message.contains(QLatin1String("orin:2222")),
+                     qPrintable(decision.message));
+            if (state != HostKeyFacts::State::Error) {
+                QVERIFY(decision.message.contains(QLatin1String("SHA256:new")));
+                QVERIFY(decision.message.contains(QLatin1String("SHA256:old")));
+                QVERIFY(decision.message.contains(QLatin1String("ssh-keygen -R '[orin]:2222'")));
+            }
+        }
+    }
+
+    // --- host keys --------------------------------------------------------------------------
+
+    void unknownHostAcceptedIsRemembered()
+    {
+        auto prompts = std::make_shared<TestPrompts>(true);
+        const QString knownHosts = casePath(QStringLiteral("known_hosts"));
+        {
+            SshSession session(baseOptions(prompts));
+            const Status status = session.connect();
+            QVERIFY2(status.ok(), qPrintable(status.error()));
+        }
+        QCOMPARE(prompts->hostQuestions.load(), 1);
+        QCOMPARE(prompts->fingerprint(), m_sshd.hostKeyFingerprint());
+        const QByteArray remembered = readFile(knownHosts);
+        QVERIFY2(remembered.startsWith(
+                     QStringLiteral("[127.0.0.1]:%1 ssh-ed25519 ").arg(m_sshd.port()).toUtf8()),
+                 remembered.constData());
+
+        SshSession again(baseOptions(prompts));
+        const Status status = again.connect();
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        QCOMPARE(prompts->hostQuestions.load(), 1);  // not asked twice
+        QCOMPARE(readFile(knownHosts), remembered);
+    }
+
+    void unknownHostRefusedWritesNothing()
+    {
+        auto prompts = std::make_shared<TestPrompts>(false);
+        SshSession session(baseOptions(prompts));
+        const Status status = session.connect();
+        QVERIFY(!status.ok());
+        QCOMPARE(prompts->hostQuestions.load(), 1);
+        QVERIFY2(status.error().contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())),
+                 qPrintable(status.error()));
+        QVERIFY2(status.error().contains(m_sshd.hostKeyFingerprint()), qPrintable(status.error()));
+        QVERIFY(!QFileInfo::exists(casePath(QStringLiteral("known_hosts"))));
+        QCOMPARE(prompts->secretQuestions.load(), 0);  // no authentication was attempted
+    }
+
+    void changedHostKeyIsRefused()
+    {
+        auto prompts = std::make_shared<TestPrompts>(true);
+        const QString knownHosts = casePath(QStringLiteral("known_hosts"));
+        const QString otherFingerprint = writeChangedKnownHosts(knownHosts);
+        const QByteArray before = readFile(knownHosts);
+
+        SshSession session(baseOptions(prompts));
+        const Status status = session.connect();
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().contains(QLatin1String("CHANGED")), qPrintable(status.error()));
+        QVERIFY2(status.error().contains(m_sshd.hostKeyFingerprint()), qPrintable(status.error()));
+        QVERIFY2(status.error().contains(otherFingerprint), qPrintable(status.error()));
+        QVERIFY(status.error().contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())));
+        QCOMPARE(prompts->hostQuestions.load(), 0);  // never offered to accept it
+        QCOMPARE(readFile(knownHosts), before);
+    }
+
+    void sshConfigCannotWeakenHostKeyChecks()
+    {
+        auto prompts = std::make_shared<TestPrompts>(true);
+        const QString knownHosts = casePath(QStringLiteral("config_known_hosts"));
+        const QString otherFingerprint = writeChangedKnownHosts(knownHosts);
+        const QByteArray before = readFile(knownHosts);
+        const QString config = casePath(QStringLiteral("ssh_config"));
+        writeFile(config,
+                  QStringLiteral("Host 127.0.0.1\n"
+                                 "  StrictHostKeyChecking no\n"
+                                 "  UserKnownHostsFile %1\n"
+                                 "  CheckHostIP no\n")
+                      .arg(knownHosts)
+                      .toUtf8());
+
+        SshOptions options = baseOptions(prompts);
+        options.knownHostsPath.clear();  // the config's UserKnownHostsFile is used
+        options.readConfig = true;
+        options.configPath = config;
+        SshSession session(options);
+        const Status status = session.connect();
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().contains(otherFingerprint), qPrintable(status.error()));
+        QVERIFY2(status.error().contains(knownHosts), qPrintable(status.error()));
+        QCOMPARE(prompts->hostQuestions.load(), 0);
+        QCOMPARE(readFile(knownHosts), before);
+    }
+
+    void sshConfigAliasResolves()
+    {
+        auto prompts = std::make_shared<TestPrompts>(true);
+        const QString config = casePath(QStringLiteral("ssh_config"));
+        writeFile(config,
+                  QStringLiteral("Host myjetson\n"
+                                 "  Hostname 127.0.0.1\n"
+                                 "  Port %1\n"
+                                 "  User %2\n"
+                                 "  IdentityFile %3\n")
+                      .arg(m_sshd.port())
+                      .arg(m_sshd.user(), m_sshd.userKey())
+                      .toUtf8());
+        SshOptions options = baseOptions(prompts);
+        options.host = QStringLiteral("myjetson");
+        options.port = 0;
+        options.user.clear();
+        options.identityFiles.clear();
+        options.readConfig = true;
+        options.configPath = config;
+        SshSession session(options);
+        const Status status = session.connect();
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        QCOMPARE(session.target(),
+                 QStringLiteral("%1@127.0.0.1:%2").arg(m_sshd.user()).arg(m_sshd.port()));
+    }
+
+    // --- authentication ---------------------------------------------------------------------
+
+    void wrongUserKeyNamesWhatWasTried()
+    {
+        auto prompts = std::make_shared<TestPrompts>(true);
+        SshOptions options = baseOptions(prompts);
+        options.identityFiles = {m_sshd.makeKey(QStringLiteral("stranger"))};
+        SshSession session(options);
+        const Status status = session.connect();
+        QVERIFY(!status.ok());
+        const QString error = status.error();
+        QVERIFY2(error.contains(QLatin1String("authentication to")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("@127.0.0.1:%1").arg(m_sshd.port())),
+                 qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("offers: publickey")), qPrintable(error));
+        QVERIFY2(error.contains(options.identityFiles.first()), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("refused")), qPrintable(error));
+        // The host key was accepted before authentication failed.
+        QCOMPARE(prompts->hostQuestions.load(), 1);
+    }
+
+    void encryptedKeyAsksForItsPassphrase()
+    {
+        const QString key =
+            m_sshd.makeKey(QStringLiteral("locked"), nullptr, QStringLiteral("correct horse"));
+        QVERIFY(!key.isEmpty());
+        m_sshd.authorize(key);
+        // Without its .pub the private key must be opened before the server is asked.
+        QVERIFY(QFile::remove(key + QStringLiteral(".pub")));
+        auto prompts = std::make_shared<TestPrompts>(true);
+        SshOptions options = baseOptions(prompts);
+        options.identityFiles = {key};
+        {
+            SshSession refused(options);  // no passphrase given: the key is skipped
+            const Status status = refused.connect();
+            QVERIFY(!status.ok());
+            QVERIFY2(status.error().contains(QLatin1String("no passphrase given")),
+                     qPrintable(status.error()));
+        }
+        prompts->keyPassphrase = QStringLiteral("correct horse");
+        SshSession session(options);
+        const Status status = session.connect();
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        QCOMPARE(prompts->secretQuestions.load(), 2);
+    }
+
+    // --- the command line -------------------------------------------------------------------
+
+    void hostileArgumentsArriveByteExact()
+    {
+        const QString marker = casePath(QStringLiteral("pwned"));
+        const QStringList hostile {
+            QStringLiteral("it's"),
+            QStringLiteral("\"double\" quotes"),
+            QStringLiteral("$(touch %1)").arg(marker),
+            QStringLiteral("`touch %1`").arg(marker),
+            QStringLiteral("a; touch %1").arg(marker),
+            QStringLiteral("x && touch %1 || y").arg(marker),
+            QStringLiteral("line one\nline two\n"),
+            QStringLiteral("  spaces  around  "),
+            QString(),
+            QStringLiteral("*"),
+            QStringLiteral("\\back\\slash\\"),
+            QStringLiteral("$HOME ${PATH} $1"),
+            QStringLiteral("'"),
+            QStringLiteral("''\\''"),
+            QStringLiteral("tab\there | pipe > redirect < in"),
+            QStringLiteral("-n"),
+            QStringLiteral("\xc3\xbc\xe2\x82\xac unicode"),
+        };
+        auto prompts = std::make_shared<TestPrompts>(true);
+        SshSession session(baseOptions(prompts));
+        const Status status = session.connect();
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        QStringList argv {QStringLiteral("python3"), QStringLiteral("-c"),
+                          QStringLiteral("import json, sys; "
+                                         "sys.stdout.write(json.dumps(sys.argv[1:]))")};
+        argv += hostile;
+        Expected<SshSession::RunResult> result = session.run(ShellQuote::join(argv));
+        QVERIFY2(result.ok(), qPrintable(result.error()));
+        QVERIFY2(result->exitStatus == 0, result->err.constData());
+        const QJsonArray received = QJsonDocument::fromJson(result->out).array();
+        QCOMPARE(received.size(), hostile.size());
+        for (int i = 0; i < hostile.size(); ++i)
+            QCOMPARE(received.at(i).toString(), hostile.at(i));
+        QVERIFY(!QFileInfo::exists(marker));
+    }
+
+    // --- upload -----------------------------------------------------------------------------
+
+    void agentUploadIsContentAddressed()
+    {
+        Expected<SshLaunch> launch = SshLaunches::agent();
+        QVERIFY2(launch.ok(), qPrintable(launch.error()));
+        const QString emptyRoot = casePath(QStringLiteral("root"));
+        QVERIFY(QDir().mkpath(emptyRoot));
+        // The real agent, against an empty tree so it touches nothing of this machine.
+        launch->argv << QStringLiteral("--root") << emptyRoot;
+        SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
+        options.launch = *launch;
+        SshTransport transport(options);
+
+        const QByteArray content = readFile(launch->files.first().localPath);
+        const QString sha = QString::fromLatin1(
+            QCryptographicHash::hash(content, QCryptographicHash::Sha256).toHex());
+        const QString uploaded =
+            options.remoteCacheDir + QLatin1Char('/') + sha + QStringLiteral("/ptwb_agent.py");
+
+        QSignalSpy opened(&transport, &Transport::opened);
+        QSignalSpy closed(&transport, &Transport::closed);
+        QSignalSpy lines(&transport, &Transport::lineReceived);
+        QSignalSpy log(&transport, &SshTransport::logMessage);
+        for (int round = 0; round < 2; ++round) {
+            transport.open();
+            QVERIFY2(
+                QTest::qWaitFor([&] { return opened.count() + closed.count() > round * 2; }, 30000),
+                "never opened");
+            QVERIFY2(transport.isOpen(),
+                     qPrintable(closed.isEmpty() ? QString() : closed.last().at(0).toString()));
+            QCOMPARE(readFile(uploaded), content);
+            QCOMPARE(QFileInfo(uploaded).permissions() &
+                         (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
+                     QFile::Permissions());
+            const QStringList messages = [&] {
+                QStringList all;
+                for (const QList<QVariant> &entry : std::as_const(log))
+                    all << entry.at(0).toString();
+                return all;
+            }();
+            const QString expected = round == 0 ? QStringLiteral("1 file(s) uploaded, 0 already")
+                                                : QStringLiteral("0 file(s) uploaded, 1 already");
+            QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected),
+                     qPrintable(messages.join(QLatin1Char('\n'))));
+            log.clear();
+            // The uploaded agent answers (an error: the empty tree is no Jetson).
+            transport.sendLine(R"({"id": 7, "op": "get_mode"})");
+            QVERIFY(QTest::qWaitFor([&] { return !lines.isEmpty(); }, 20000));
+            const QByteArray answer = lines.takeFirst().at(0).toByteArray();
+            QVERIFY2(answer.contains("\"id\":7"), answer.constData());
+            transport.close();
+            QVERIFY(QTest::qWaitFor([&] { return closed.count() == round + 1; }, 20000));
+            QCOMPARE(closed.last().at(0).toString(), QStringLiteral("closed"));
+        }
+    }
+
+    // --- the simulated Jetson over SSH ------------------------------------------------------
+
+    void simulatorOverSshThroughADrop()
+    {
+        SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
+        QString error;
+        std::unique_ptr<DeviceClient> client = simulatorClient(options, &error);
+        QVERIFY2(client, qPrintable(error));
+        QVERIFY2(waitReady(client.get(), &error), qPrintable(error));
+        QVERIFY(client->info().simulated);
+        QCOMPARE(client->info().kind, QStringLiteral("orin-agx"));
+
+        const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
+        PowerMode mode;
+        mode.cores = 4;
+        mode.cpuKHz = spec.values(Dimension::Cpu).at(5);
+        mode.gpuHz = spec.values(Dimension::Gpu).at(2);
+        mode.emcHz = spec.values(Dimension::Emc).at(1);
+        const DeviceReply applied = await(client->applyMode(mode));
+        QVERIFY2(applied.ok, qPrintable(applied.error.text()));
+        const DeviceReply now = await(client->getMode());
+        QVERIFY2(now.ok, qPrintable(now.error.text()));
+        QCOMPARE(
+            modeFromJson(now.result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"))
+                ->toCanonical(),
+            mode.toCanonical());
+
+        // The connection drops while a streaming call runs.
+        QSignalSpy gone(client.get(), &DeviceClient::disconnected);
+        DeviceCall *pending = client->samplePower(100, 100000);
+        auto reply = std::make_shared<std::optional<DeviceReply>>();
+        connect(pending, &DeviceCall::finished, [reply](const DeviceReply &r) { *reply = r; });
+        QSignalSpy events(pending, &DeviceCall::eventReceived);
+        QVERIFY(QTest::qWaitFor([&] { return !events.isEmpty(); }, 20000));
+        QVERIFY(!m_sshd.sessionPids().isEmpty());
+        m_sshd.signalSessions(SIGKILL);
+        QVERIFY(QTest::qWaitFor([&] { return !gone.isEmpty(); }, 20000));
+        QVERIFY2(gone.first().at(0).toString().contains(QLatin1String("connection lost")),
+                 qPrintable(gone.first().at(0).toString()));
+        QVERIFY(QTest::qWaitFor([&] { return reply->has_value(); }, 5000));
+        QVERIFY(!(*reply)->ok);
+        QCOMPARE((*reply)->error.code, QStringLiteral("disconnected"));
+
+        // And comes back from scratch.
+        QVERIFY2(waitReady(client.get(), &error), qPrintable(error));
+        const DeviceReply again = await(client->getMode());
+        QVERIFY2(again.ok, qPrintable(again.error.text()));
+
+        // A stalled server (stopped, its TCP still up) is noticed by the keepalives.
+        client.reset();
+        options.keepaliveIntervalMs = 500;
+        options.keepaliveMaxMissed = 3;
+        client = simulatorClient(options, &error);
+        QVERIFY2(client, qPrintable(error));
+        QVERIFY2(waitReady(client.get(), &error), qPrintable(error));
+        QSignalSpy stalled(client.get(), &DeviceClient::disconnected);
+        m_sshd.signalSessions(SIGSTOP);
+        const bool noticed = QTest::qWaitFor([&] { return !stalled.isEmpty(); }, 15000);
+        m_sshd.signalSessions(SIGKILL);
+        m_sshd.signalSessions(SIGCONT);
+        QVERIFY(noticed);
+        QVERIFY2(stalled.first().at(0).toString().contains(QLatin1String("no answer")),
+                 qPrintable(stalled.first().at(0).toString()));
+
+        // A clean close: EOF, the simulator exits, "closed".
+        QVERIFY2(waitReady(client.get(), &error), qPrintable(error));
+        QSignalSpy closedCleanly(client.get(), &DeviceClient::disconnected);
+        client->disconnectFromDevice();
+        QVERIFY(QTest::qWaitFor([&] { return !closedCleanly.isEmpty(); }, 10000));
+        QCOMPARE(closedCleanly.first().at(0).toString(), QStringLiteral("closed"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSsh)
+#include "test_ssh.moc"
