@@ -6,6 +6,10 @@ Python 3.8+. Uploaded to devices as this single file.
 
 Threads: the main thread reads requests; `stop` and `confirm` are answered at once, every
 other op runs in order on one worker thread. A revert timer thread restores an armed mode.
+
+An armed revert lives in a file (STATE_DIR/revert.json), not only in this process: over SSH every
+connection starts a new agent, and the `confirm` of the connection that verifies a mode must reach
+the revert armed by the connection that applied it.
 """
 
 import argparse
@@ -24,6 +28,11 @@ import threading
 import time
 import traceback
 
+try:
+    import fcntl
+except ImportError:  # not on Linux: the rename-based claims still keep it consistent
+    fcntl = None
+
 AGENT_VERSION = "1.0.0"
 PROTOCOL = 1
 MAX_LINE = 1024 * 1024  # bytes, newline excluded
@@ -40,6 +49,12 @@ STREAMING_OPS = ("sample_power", "profile")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
            "sample_power", "profile", "stop")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
+
+REVERT_FILE = "revert.json"        # the armed revert (see RevertStore)
+REVERTED_FILE = "reverted.json"    # the last revert that fired (for not_armed messages)
+CONFIRMED_PREFIX = "confirmed-"    # confirmed-<token>.json: a confirmation for the arming agent
+REVERT_POLL_S = 0.25               # wall seconds between the arming agent's looks at the file
+MARKER_MAX_AGE_S = 3600.0          # leftover markers and temp files older than this are swept
 
 INPUT_RAILS = {
     "orin-agx": ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"),
@@ -703,6 +718,192 @@ def snap(value, table, rel=0.01):
 
 
 # --------------------------------------------------------------------------------------------
+# The armed revert, shared by every agent process on the device (see docs/device-protocol.md)
+
+def default_state_dir():
+    """$XDG_RUNTIME_DIR/powertrain-workbench when XDG_RUNTIME_DIR is set and writable (a tmpfs
+    that a reboot clears), else ~/.cache/powertrain-workbench/agent-state."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg) and os.access(xdg, os.W_OK | os.X_OK):
+        return os.path.join(xdg, "powertrain-workbench")
+    return os.path.join(os.path.expanduser("~"), ".cache", "powertrain-workbench", "agent-state")
+
+
+def _proc_start_time(pid):
+    """A process's start time (clock ticks since boot, /proc/PID/stat field 22), or None. With
+    the boot id it tells a live arming agent from an unrelated process that reuses its pid."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+        return int(stat.rsplit(")", 1)[1].split()[19])
+    except (OSError, IOError, ValueError, IndexError):
+        return None
+
+
+def _pid_alive(pid, start_time=None):
+    """Whether the process that armed a revert still runs (a zombie does not count)."""
+    if not _is_int(pid) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    except OSError:
+        return False
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            state = f.read().decode("ascii", "replace").rsplit(")", 1)[1].split()[0]
+        if state in ("Z", "X", "x"):
+            return False
+    except (OSError, IOError, IndexError):
+        return True  # no /proc: trust kill(0)
+    if _is_int(start_time):
+        now_start = _proc_start_time(pid)
+        if now_start is not None and now_start != start_time:
+            return False  # the pid was reused
+    return True
+
+
+class _StoreLock(object):
+    """Serializes revert.json changes between threads and processes (flock on DIR/lock)."""
+
+    _threads = threading.Lock()
+
+    def __init__(self, store):
+        self.store = store
+        self.fd = None
+
+    def __enter__(self):
+        _StoreLock._threads.acquire()
+        try:
+            self.store.ensure()
+            if fcntl is not None:
+                self.fd = os.open(self.store.file("lock"), os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
+            _StoreLock._threads.release()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if self.fd is not None:
+                os.close(self.fd)  # releases the flock
+                self.fd = None
+        finally:
+            _StoreLock._threads.release()
+        return False
+
+
+class RevertStore(object):
+    """STATE_DIR/revert.json: {"token", "previous", "deadline_epoch", "boot_id",
+    "armed_by_pid", "armed_by_start"}. Written atomically (temp file + os.replace), so a reader
+    never sees half a file and needs no lock; every change is made under locked()."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+
+    def file(self, name):
+        return os.path.join(self.path, name)
+
+    def ensure(self):
+        if not os.path.isdir(self.path):
+            os.makedirs(self.path, 0o700, exist_ok=True)
+            try:
+                os.chmod(self.path, 0o700)
+            except OSError:
+                pass
+
+    def locked(self):
+        return _StoreLock(self)
+
+    def read(self, name=REVERT_FILE):
+        """The record, or None when there is none. Raises ValueError for an unreadable one."""
+        try:
+            with open(self.file(name), "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return None
+        except (OSError, IOError) as e:
+            raise ValueError("%s: %s" % (name, e))
+        try:
+            rec = json.loads(data.decode("utf-8"))
+        except ValueError as e:
+            raise ValueError("%s: not JSON: %s" % (name, e))
+        if not isinstance(rec, dict) or not isinstance(rec.get("token"), str) \
+                or not _is_number(rec.get("deadline_epoch")):
+            raise ValueError("%s: not a revert record" % name)
+        return rec
+
+    def write(self, rec, name=REVERT_FILE):
+        self.ensure()
+        tmp = self.file(".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(4).hex()))
+        try:
+            with open(tmp, "w") as f:
+                json.dump(rec, f, sort_keys=True)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.file(name))
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def move(self, name, to):
+        """os.replace(name, to): True, or False when `name` is not there."""
+        try:
+            os.replace(self.file(name), self.file(to))
+            return True
+        except FileNotFoundError:
+            return False
+
+    def remove(self, name):
+        try:
+            os.unlink(self.file(name))
+            return True
+        except FileNotFoundError:
+            return False
+
+    def status(self, token):
+        """How revert.json stands for the armed `token`: "ours" (still armed), "confirmed" (another
+        agent confirmed it: its marker is there), "other" (re-armed with another token), "missing"
+        (gone without a confirmation) or "bad" (unreadable)."""
+        try:
+            rec = self.read()
+        except ValueError:
+            return "bad"
+        if rec is None:
+            return "confirmed" if os.path.exists(self.file(CONFIRMED_PREFIX + token + ".json")) \
+                else "missing"
+        return "ours" if rec.get("token") == token else "other"
+
+    def sweep(self):
+        """Removes confirmation markers and temp files older than MARKER_MAX_AGE_S (their writer
+        died before it could)."""
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return
+        now = time.time()
+        for n in names:
+            if not ((n.startswith(CONFIRMED_PREFIX) and n.endswith(".json")) or n.endswith(".tmp")):
+                continue
+            try:
+                if now - os.path.getmtime(self.file(n)) > MARKER_MAX_AGE_S:
+                    os.unlink(self.file(n))
+            except OSError:
+                pass
+
+
+# --------------------------------------------------------------------------------------------
 # The agent
 
 class Clock(object):
@@ -714,8 +915,9 @@ class Clock(object):
 
 
 class Agent(object):
-    def __init__(self, files, out, time_scale=1.0, workload_runner=None):
+    def __init__(self, files, out, time_scale=1.0, workload_runner=None, state_dir=None):
         self.dev = Device(files)
+        self.store = RevertStore(state_dir or default_state_dir())
         self.out = out
         self.clock = Clock(time_scale)
         self.runner = workload_runner
@@ -728,7 +930,9 @@ class Agent(object):
         self.worker.daemon = True
         # revert
         self.revert_cv = threading.Condition()
-        self.revert = None  # dict(id, previous, deadline, thread, state)
+        # this process's timer for the revert it armed (or adopted): dict(id, token, previous,
+        # deadline (monotonic), thread, state: armed | firing | fired | confirmed | released)
+        self.revert = None
 
     # --- output
     def emit(self, obj):
@@ -914,41 +1118,123 @@ class Agent(object):
             if "readback" in again.extra:
                 error.extra["readback"] = again.extra["readback"]
 
+    def boot_id(self):
+        return (self.dev._read("proc/sys/kernel/random/boot_id") or "").strip() or None
+
     def op_arm_revert(self, rid, req):
         seconds = req_number(req, "seconds", "seconds", lo=1, hi=3600)
+        real = self.clock.real(seconds)
+        boot = self.boot_id()
         with self.revert_cv:
+            try:
+                with self.store.locked():
+                    try:
+                        rec = self.store.read()
+                    except ValueError as e:
+                        log("revert: ignoring %s" % e)
+                        rec = None
+                    if rec is not None and rec.get("boot_id") == boot \
+                            and isinstance(rec.get("previous"), dict):
+                        # re-arming (by this agent or another one) keeps the mode recorded
+                        # first: the last one known to be good
+                        previous = rec["previous"]
+                    else:
+                        previous = self.dev.get_mode()
+                    token = os.urandom(16).hex()
+                    pid = os.getpid()
+                    self.store.write({"token": token, "previous": previous,
+                                      "deadline_epoch": time.time() + real, "boot_id": boot,
+                                      "armed_by_pid": pid, "armed_by_start": _proc_start_time(pid)})
+            except OSError as e:
+                raise OpError("internal", "cannot record the revert in %s: %s"
+                              % (self.store.path, e.strerror or e))
             r = self.revert
+            deadline = time.monotonic() + real
             if r is not None and r["state"] == "armed":
-                # re-arming keeps the mode recorded first (the last confirmed-safe one)
-                r["id"] = rid
-                r["deadline"] = time.monotonic() + self.clock.real(seconds)
+                r.update(id=rid, token=token, previous=previous, deadline=deadline)
                 self.revert_cv.notify_all()
-                return {"previous": r["previous"], "seconds": seconds}
-            previous = self.dev.get_mode()
-            r = {"id": rid, "previous": previous, "state": "armed",
-                 "deadline": time.monotonic() + self.clock.real(seconds)}
-            t = threading.Thread(target=self._revert_timer, args=(r,), name="ptwb-revert")
-            t.daemon = True
-            r["thread"] = t
-            self.revert = r
-            t.start()
-        return {"previous": previous, "seconds": seconds}
+            else:
+                self._start_timer({"id": rid, "token": token, "previous": previous,
+                                   "deadline": deadline, "state": "armed"})
+        return {"previous": previous, "seconds": seconds, "token": token}
+
+    def _start_timer(self, r):
+        """Call with revert_cv held."""
+        t = threading.Thread(target=self._revert_timer, args=(r,), name="ptwb-revert")
+        t.daemon = True
+        r["thread"] = t
+        self.revert = r
+        t.start()
+
+    def _release(self, r, why):
+        """Call with revert_cv held: this process no longer owns the revert."""
+        r["state"] = "released"
+        log("revert: %s" % why)
+        if self.revert is r:
+            self.revert = None
+        self.revert_cv.notify_all()
 
     def _revert_timer(self, r):
-        with self.revert_cv:
-            while r["state"] == "armed":
+        """Waits for the deadline, looking at revert.json every REVERT_POLL_S: once another agent
+        confirmed (or re-armed) it, this process is done, and one that stays alive only for the
+        revert exits at once. At the deadline, restores the recorded mode unless the file says it
+        was confirmed or re-armed meanwhile (a missing or unreadable file does not cancel it)."""
+        while True:
+            with self.revert_cv:
+                if r["state"] != "armed":
+                    return
                 left = r["deadline"] - time.monotonic()
                 if left <= 0:
-                    r["state"] = "firing"
+                    if not self._claim_for_revert(r):
+                        return
                     break
-                self.revert_cv.wait(left)
-            if r["state"] != "firing":
-                return
-        mode = r["previous"]
-        event = {"id": r["id"], "event": "reverted"}
+                self.revert_cv.wait(min(left, REVERT_POLL_S))
+                if r["state"] != "armed":
+                    return
+                token = r["token"]
+            st = self.store.status(token)
+            if st in ("confirmed", "other"):
+                with self.revert_cv:
+                    if r["state"] == "armed" and r["token"] == token:
+                        if st == "confirmed":
+                            self.store.remove(CONFIRMED_PREFIX + token + ".json")
+                        self._release(r, "confirmed by another agent" if st == "confirmed"
+                                      else "re-armed by another agent")
+                        return
+        self._do_revert(r)
+
+    def _claim_for_revert(self, r):
+        """Call with revert_cv held, at the deadline. True when this process must revert."""
+        token = r["token"]
+        try:
+            with self.store.locked():
+                st = self.store.status(token)
+                if st == "ours":
+                    self.store.move(REVERT_FILE, REVERTED_FILE)
+                elif st == "bad":
+                    self.store.remove(REVERT_FILE)
+                elif st == "confirmed":
+                    self.store.remove(CONFIRMED_PREFIX + token + ".json")
+        except OSError as e:
+            log("revert: state directory %s: %s; reverting anyway" % (self.store.path, e))
+            st = "missing"
+        if st in ("confirmed", "other"):
+            self._release(r, "confirmed by another agent" if st == "confirmed"
+                          else "re-armed by another agent")
+            return False
+        if st == "missing":
+            log("revert: %s vanished without a confirmation; reverting"
+                % self.store.file(REVERT_FILE))
+        r["state"] = "firing"
+        return True
+
+    def _restore(self, mode):
+        """Applies a recorded mode; returns the `reverted` event fields."""
+        event = {}
         try:
             tables = self.dev.tables()
-            readback = self.dev.apply(mode, tables)
+            clean = validate_mode({"previous": mode}, tables, "previous")
+            readback = self.dev.apply(clean, tables)
             event["mode"] = readback
             log("revert: no confirm in time; restored %s" % json.dumps(readback))
         except OpError as e:
@@ -959,12 +1245,69 @@ class Agent(object):
             event["mode"] = None
             event["error"] = {"code": "internal", "message": "%s: %s" % (type(e).__name__, e)}
             log("revert: internal error: %s" % traceback.format_exc())
-        self.emit(event)
+        return event
+
+    def _do_revert(self, r):
+        event = {"id": r["id"], "event": "reverted"}
+        event.update(self._restore(r["previous"]))
+        if r["id"] is not None:  # an adopted revert has no request of this connection
+            self.emit(event)
         with self.revert_cv:
             r["state"] = "fired"
             if self.revert is r:
                 self.revert = None
             self.revert_cv.notify_all()
+
+    def recover_at_startup(self):
+        """A revert.json left by an agent that is gone: from an earlier boot it is removed (the
+        reboot reset the mode); past its deadline it is reverted now; before its deadline this
+        agent adopts it (confirm works as usual; unconfirmed, it reverts at the deadline, and
+        this agent stays alive for that after stdin closes)."""
+        boot = self.boot_id()
+        fire = False
+        with self.revert_cv:
+            try:
+                with self.store.locked():
+                    self.store.sweep()
+                    try:
+                        rec = self.store.read()
+                    except ValueError as e:
+                        log("revert: removing unreadable %s" % e)
+                        self.store.remove(REVERT_FILE)
+                        return
+                    if rec is None:
+                        return
+                    if rec.get("boot_id") != boot:
+                        log("revert: removing %s armed before a reboot (boot id %s, now %s)"
+                            % (self.store.file(REVERT_FILE), rec.get("boot_id"), boot))
+                        self.store.remove(REVERT_FILE)
+                        return
+                    pid = rec.get("armed_by_pid")
+                    if _pid_alive(pid, rec.get("armed_by_start")):
+                        return  # its agent reverts it or is told of a confirmation
+                    left = rec["deadline_epoch"] - time.time()
+                    if left <= 0:
+                        self.store.move(REVERT_FILE, REVERTED_FILE)
+                        log("revert: the agent that armed it (pid %s) is gone and the deadline "
+                            "passed %.1f s ago; restoring the previous mode" % (pid, -left))
+                        fire = True
+                    else:
+                        me = os.getpid()
+                        rec["armed_by_pid"] = me
+                        rec["armed_by_start"] = _proc_start_time(me)
+                        self.store.write(rec)
+                        log("revert: the agent that armed it (pid %s) is gone; this agent "
+                            "reverts it in %.1f s unless confirmed" % (pid, left))
+                        self._start_timer({"id": None, "token": rec["token"],
+                                           "previous": rec.get("previous"),
+                                           "deadline": time.monotonic() + left,
+                                           "state": "armed"})
+                        return
+            except OSError as e:
+                log("revert: state directory %s: %s" % (self.store.path, e))
+                return
+        if fire:
+            self._restore(rec.get("previous"))
 
     def revert_pending(self):
         with self.revert_cv:
@@ -976,16 +1319,60 @@ class Agent(object):
         if r is not None:
             r["thread"].join()
 
+    def _nothing_armed(self, boot):
+        why = "nothing is armed"
+        try:
+            last = self.store.read(REVERTED_FILE)
+        except ValueError:
+            last = None
+        if last is not None and last.get("boot_id") == boot:
+            why += " (the last revert passed its deadline %.0f s ago and restored the previous " \
+                   "mode)" % max(0.0, time.time() - last["deadline_epoch"])
+        return why
+
     def op_confirm(self, rid, req):
+        token = req.get("token")
+        if "token" in req and not isinstance(token, str):
+            raise OpError("bad_field", "token: expected a string (arm_revert's token), got %s"
+                          % _type_name(token))
+        boot = self.boot_id()
         with self.revert_cv:
-            r = self.revert
-            if r is None or r["state"] != "armed":
-                raise OpError("not_armed", "no revert is armed" if r is None
-                              else "the revert has already fired")
-            r["state"] = "confirmed"
-            self.revert = None
-            self.revert_cv.notify_all()
-        self.reply_ok(rid, {"mode": self.dev.get_mode()})
+            try:
+                with self.store.locked():
+                    try:
+                        rec = self.store.read()
+                    except ValueError as e:
+                        raise OpError("not_armed", "nothing is armed: %s is unreadable (%s)"
+                                      % (self.store.file(REVERT_FILE), e))
+                    if rec is None:
+                        raise OpError("not_armed", self._nothing_armed(boot))
+                    if rec.get("boot_id") != boot:
+                        self.store.remove(REVERT_FILE)
+                        raise OpError("not_armed", "the revert was armed before a reboot (boot id "
+                                      "%s, now %s); the reboot reset the mode"
+                                      % (rec.get("boot_id"), boot))
+                    if token is not None and token != rec["token"]:
+                        raise OpError("not_armed", "token %s does not match the armed revert's"
+                                      % token)
+                    late = time.time() - rec["deadline_epoch"]
+                    if late >= 0:
+                        raise OpError("not_armed", "the deadline passed %.1f s ago; the previous "
+                                      "mode is being restored" % late)
+                    armed = rec["token"]
+                    r = self.revert
+                    mine = r is not None and r["state"] == "armed" and r["token"] == armed
+                    if mine:
+                        self.store.remove(REVERT_FILE)
+                    else:
+                        self.store.move(REVERT_FILE, CONFIRMED_PREFIX + armed + ".json")
+            except OSError as e:
+                raise OpError("internal", "state directory %s: %s"
+                              % (self.store.path, e.strerror or e))
+            if mine:
+                r["state"] = "confirmed"
+                self.revert = None
+                self.revert_cv.notify_all()
+        self.reply_ok(rid, {"mode": self.dev.get_mode(), "token": armed})
 
     def op_stop(self, rid, req):
         target = req.get("target")
@@ -1328,6 +1715,9 @@ def _parse_args(argv):
     p.add_argument("--root", default="/")
     p.add_argument("--time-scale", type=float, default=1.0)
     p.add_argument("--workload-runner", default=None)
+    p.add_argument("--state-dir", default=None,
+                   help="where an armed revert is recorded (default: $XDG_RUNTIME_DIR/"
+                        "powertrain-workbench, else ~/.cache/powertrain-workbench/agent-state)")
     p.add_argument("--run-builtin", default=None, help=argparse.SUPPRESS)
     p.add_argument("--batch-size", type=int, default=16, help=argparse.SUPPRESS)
     p.add_argument("--minibatches", type=int, default=40, help=argparse.SUPPRESS)
@@ -1360,7 +1750,11 @@ def main(argv=None, stdin=None, stdout=None, files=None):
     if stdout is None:
         stdout = sys.stdout
 
-    agent = Agent(files, stdout, args.time_scale, runner)
+    agent = Agent(files, stdout, args.time_scale, runner, state_dir=args.state_dir)
+    try:
+        agent.recover_at_startup()
+    except Exception:
+        log("revert: startup check failed: %s" % traceback.format_exc())
     old_hup = None
     in_main = threading.current_thread() is threading.main_thread()
     if in_main and hasattr(signal, "SIGHUP"):

@@ -112,7 +112,8 @@ def main(argv=None):
     agent_stdin = os.fdopen(rfd, "rb")
     try:
         rc = ptwb_agent.main(argv=["--root", kernel.root, "--time-scale", repr(args.speed),
-                                   "--workload-runner", json.dumps(runner)],
+                                   "--workload-runner", json.dumps(runner),
+                                   "--state-dir", os.path.join(state, "agent")],
                              stdin=agent_stdin, stdout=sys.stdout, files=files)
     finally:
         kernel.stop()

@@ -15,7 +15,12 @@ Expected<SshLaunch> agent()
         return Expected<SshLaunch>::failure(QStringLiteral("the agent %1 is missing").arg(script));
     SshLaunch launch;
     launch.files.append({script, QStringLiteral("ptwb_agent.py")});
-    launch.argv = QStringList {QStringLiteral("python3"), QStringLiteral("{dir}/ptwb_agent.py")};
+    // One state directory for every connection (relative to the login's home, where the
+    // command starts), so a confirmation over a new connection reaches the revert armed on
+    // an earlier one; $XDG_RUNTIME_DIR may differ between sessions or vanish with the last one.
+    launch.argv = QStringList {QStringLiteral("python3"), QStringLiteral("{dir}/ptwb_agent.py"),
+                               QStringLiteral("--state-dir"),
+                               QStringLiteral(".cache/powertrain-workbench/agent-state")};
     return launch;
 }
 

@@ -176,6 +176,11 @@ class FakeKernel(ptwb_agent.KernelFiles):
             self._raw(path, text)
 
 
+def state_dir(root):
+    """The agent state directory the tests use for the fake device in root."""
+    return os.path.join(root, ".agent-state")
+
+
 class AgentHarness(object):
     """Runs ptwb_agent.main() in a thread against `files`, over a real pipe for stdin."""
 
@@ -209,6 +214,9 @@ class AgentHarness(object):
 
         self.exit_code = None
         argv = ["--root", files.root] + list(args or [])
+        if "--state-dir" not in argv:
+            # one state directory per fake device (never the user's default one)
+            argv += ["--state-dir", state_dir(files.root)]
 
         def run():
             self.exit_code = ptwb_agent.main(argv, stdin=self._in_r, stdout=Out(), files=files)

@@ -191,7 +191,9 @@ class RevertTest(AgentTestCase):
     def test_revert_fires_without_confirm(self):
         r, _ = self.ok("arm_revert", seconds=2)   # 0.1 s real
         arm_id = self.next_id
-        self.assertEqual(r, {"previous": MAXN, "seconds": 2})
+        self.assertEqual(sorted(r), ["previous", "seconds", "token"])
+        self.assertEqual((r["previous"], r["seconds"]), (MAXN, 2))
+        self.assertRegex(r["token"], "^[0-9a-f]{32}$")
         self.ok("apply_mode", mode=LOW)
         ev = self.h.next_line(5.0)
         self.assertEqual(ev, {"id": arm_id, "event": "reverted", "mode": MAXN})
@@ -351,7 +353,8 @@ class TextStreamTest(unittest.TestCase):
             files = faketree.FakeKernel(tmp)
             inp = io.StringIO('{"id": 1, "op": "get_mode"}\nnope\n{"id": 2, "op": "hello"}')
             out = io.StringIO()
-            rc = A.main(["--root", "/nonexistent"], stdin=inp, stdout=out, files=files)
+            rc = A.main(["--root", "/nonexistent", "--state-dir", faketree.state_dir(tmp)],
+                        stdin=inp, stdout=out, files=files)
             self.assertEqual(rc, 0)
             lines = [json.loads(x) for x in out.getvalue().splitlines()]
             # the bad line is answered by the reader at once, get_mode by the worker

@@ -41,7 +41,8 @@ class ProcessTest(unittest.TestCase):
         junk += b"x" * (1024 * 1024 + 10) + b"\n"   # a line over 1 MiB
         junk += b"\x00\x01\x02\r\n"
         junk += b'{"id": "h", "op": "hello"}\n'
-        p = subprocess.run([sys.executable, AGENT, "--root", self.tmp], input=bytes(junk),
+        p = subprocess.run([sys.executable, AGENT, "--root", self.tmp,
+                            "--state-dir", faketree.state_dir(self.tmp)], input=bytes(junk),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         lines = [json.loads(x) for x in p.stdout.decode("ascii").splitlines()]
@@ -57,7 +58,8 @@ class ProcessTest(unittest.TestCase):
         self.assertIn("longer than 1 MiB", json.dumps(others))
 
     def _agent(self, *args):
-        return subprocess.Popen([sys.executable, "-c", LAUNCH, self.tmp] + list(args),
+        return subprocess.Popen([sys.executable, "-c", LAUNCH, self.tmp, "--state-dir",
+                                 faketree.state_dir(self.tmp)] + list(args),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
 

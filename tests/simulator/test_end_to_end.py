@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
 import simpaths
@@ -134,6 +135,60 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(r["result"]["boot_id"], boot)
         self.assertEqual(r["result"]["mode"], MODE)
         s2.close()
+
+    def _arm_apply_close(self):
+        """Connection 1 of `ptwb apply`: arm a revert (100 device s = 1 s wall at speed 100),
+        apply, close. The process stays alive for the revert."""
+        s1 = self.start(speed=100)
+        r, _ = s1.request("hello")
+        previous = r["result"]["mode"]
+        self.assertNotEqual(previous, MODE)
+        r, _ = s1.request("arm_revert", seconds=100)
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["result"]["previous"], previous)
+        token = r["result"]["token"]
+        r, _ = s1.request("apply_mode", mode=MODE)
+        self.assertTrue(r["ok"], r)
+        t0 = time.monotonic()
+        s1.proc.stdin.close()
+        return s1, previous, token, t0
+
+    def _s1_lines(self, s1):
+        out = []
+        while not s1.lines.empty():
+            out.append(s1.lines.get())
+        return out
+
+    def test_apply_confirmed_on_a_second_connection(self):
+        s1, previous, token, t0 = self._arm_apply_close()
+        s2 = self.start(speed=100)              # connection 2: a new agent process
+        r, _ = s2.request("get_mode")
+        self.assertEqual(r["result"]["mode"], MODE)
+        r, _ = s2.request("confirm", token=token)
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["result"], {"mode": MODE, "token": token})
+        self.assertLess(time.monotonic() - t0, 1.0, "confirmed after the deadline: too slow")
+        self.assertEqual(s1.wait(timeout=10), 0)  # process 1 ends once it sees the confirm
+        self.assertNotIn("reverted", json.dumps(self._s1_lines(s1)))
+        time.sleep(max(0.0, 2.0 - (time.monotonic() - t0)))
+        r, _ = s2.request("get_mode")
+        self.assertEqual(r["result"]["mode"], MODE)
+        self.assertEqual(s2.close(), 0)
+
+    def test_apply_unconfirmed_on_a_second_connection_reverts(self):
+        s1, previous, token, t0 = self._arm_apply_close()
+        s2 = self.start(speed=100)
+        r, _ = s2.request("get_mode")
+        self.assertEqual(r["result"]["mode"], MODE)   # verified, but never confirmed
+        self.assertEqual(s1.wait(timeout=10), 0)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.9)
+        time.sleep(max(0.0, 2.0 - (time.monotonic() - t0)))
+        r, _ = s2.request("get_mode")
+        self.assertEqual(r["result"]["mode"], previous)
+        r, _ = s2.request("confirm", token=token)
+        self.assertEqual(r["error"]["code"], "not_armed", r)
+        self.assertEqual(s2.close(), 0)
+        self.assertIn("restored", "".join(s1.stderr))
 
     def test_other_devices(self):
         for device in ("xavier-agx", "orin-nano"):
