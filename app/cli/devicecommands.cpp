@@ -6,6 +6,9 @@
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
 #include "simulatorlauncher.h"
+#include "sshlaunch.h"
+#include "sshtransport.h"
+#include "terminalprompts.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
@@ -106,6 +109,76 @@ Expected<DeviceInfo> connectAndGreet(DeviceClient &client)
     return client.info();
 }
 
+void addSshOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("kind"),
+                      QStringLiteral("SSH device: its kind, checked against what it reports "
+                                     "(default orin-agx)."),
+                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+    parser.addOption({QStringLiteral("sudo"),
+                      QStringLiteral("SSH device: run the agent through sudo -n (it needs root "
+                                     "to change clocks).")});
+    parser.addOption({QStringLiteral("identity"),
+                      QStringLiteral("SSH device: a private key to try first; repeatable."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("known-hosts"),
+                      QStringLiteral("SSH device: known_hosts file (default ~/.ssh/known_hosts)."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("ssh-config"),
+                      QStringLiteral("SSH device: ssh config file (default ~/.ssh/config)."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("accept-new-host-key"),
+                      QStringLiteral("SSH device: trust a host seen for the first time without "
+                                     "asking (a changed key is refused all the same).")});
+    parser.addOption({QStringLiteral("remote-simulator"),
+                      QStringLiteral("SSH device: the SSH host runs the simulated Jetson of this "
+                                     "KIND from this installation (tests and demos)."),
+                      QStringLiteral("KIND")});
+}
+
+SimulatorOptions simulatorOptions(const QCommandLineParser &parser, const QString &kind,
+                                  int index, int count, double defaultSpeed)
+{
+    SimulatorOptions options;
+    options.deviceKind = kind;
+    const QString base = parser.isSet(QStringLiteral("sim-state"))
+        ? parser.value(QStringLiteral("sim-state"))
+        : SimulatorLauncher::defaultStateDirectory(kind);
+    options.stateDirectory = count > 1 ? QStringLiteral("%1/%2").arg(base).arg(index + 1) : base;
+    options.speed = parser.isSet(QStringLiteral("sim-speed"))
+        ? parser.value(QStringLiteral("sim-speed")).toDouble()
+        : defaultSpeed;
+    options.faults = parser.values(QStringLiteral("sim-fault"));
+    options.seed = quint64(index + 1);
+    return options;
+}
+
+// A device behind ssh://: the agent uploaded and run there (or, for tests, the simulator).
+Expected<SweepDevice> sshDevice(const QCommandLineParser &parser, const DeviceTarget &target,
+                                int index, int count, double defaultSpeed)
+{
+    SshOptions ssh = SshLaunches::optionsFor(target);
+    Expected<SshLaunch> launch = parser.isSet(QStringLiteral("remote-simulator"))
+        ? SshLaunches::simulator(simulatorOptions(
+              parser, parser.value(QStringLiteral("remote-simulator")), index, count,
+              defaultSpeed))
+        : SshLaunches::agent();
+    if (!launch)
+        return Expected<SweepDevice>::failure(launch.error());
+    ssh.launch = *launch;
+    ssh.useSudo = parser.isSet(QStringLiteral("sudo"));
+    ssh.identityFiles = parser.values(QStringLiteral("identity"));
+    if (parser.isSet(QStringLiteral("known-hosts")))
+        ssh.knownHostsPath = parser.value(QStringLiteral("known-hosts"));
+    if (parser.isSet(QStringLiteral("ssh-config")))
+        ssh.configPath = parser.value(QStringLiteral("ssh-config"));
+    ssh.prompts =
+        std::make_shared<TerminalPrompts>(parser.isSet(QStringLiteral("accept-new-host-key")));
+    const QString name = count > 1 ? QStringLiteral("%1#%2").arg(target.toString()).arg(index + 1)
+                                   : target.toString();
+    return SweepDevice {name, [ssh]() -> Transport * { return new SshTransport(ssh); }};
+}
+
 // One SweepDevice per --target; simulated devices get a state directory each.
 Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QString *kind,
                                             QString *display, double defaultSpeed = 50)
@@ -120,12 +193,21 @@ Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QS
         if (!target)
             return Result::failure(QStringLiteral("--target: %1").arg(target.error()),
                                    ErrorKind::BadInput);
-        if (target->kind != DeviceTarget::Kind::Simulated) {
-            return Result::failure(
-                QStringLiteral("--target %1: SSH sweeps need the SSH transport, which this build "
-                               "does not have yet; use sim:KIND")
-                    .arg(target->toString()),
-                ErrorKind::BadInput);
+        if (target->kind == DeviceTarget::Kind::Ssh) {
+            Expected<SweepDevice> device =
+                sshDevice(parser, *target, i, int(targets.size()), defaultSpeed);
+            if (!device)
+                return Result::failure(device.error(), device.errorKind());
+            const QString sshKind = parser.isSet(QStringLiteral("remote-simulator"))
+                ? parser.value(QStringLiteral("remote-simulator"))
+                : parser.value(QStringLiteral("kind"));
+            if (!kind->isEmpty() && *kind != sshKind)
+                return Result::failure(QStringLiteral("--target: a fleet must be of one kind"),
+                                       ErrorKind::BadInput);
+            *kind = sshKind;
+            names.append(device->target);
+            devices.append(*device);
+            continue;
         }
         if (!kind->isEmpty() && *kind != target->deviceKind) {
             return Result::failure(QStringLiteral("--target: a fleet must be of one kind, not "
@@ -134,22 +216,12 @@ Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QS
                                    ErrorKind::BadInput);
         }
         *kind = target->deviceKind;
-        SimulatorOptions options;
-        options.deviceKind = target->deviceKind;
-        const QString base = parser.isSet(QStringLiteral("sim-state"))
-            ? parser.value(QStringLiteral("sim-state"))
-            : SimulatorLauncher::defaultStateDirectory(target->deviceKind);
-        options.stateDirectory =
-            targets.size() > 1 ? QStringLiteral("%1/%2").arg(base).arg(i + 1) : base;
-        options.speed = parser.isSet(QStringLiteral("sim-speed"))
-            ? parser.value(QStringLiteral("sim-speed")).toDouble()
-            : defaultSpeed;
+        const SimulatorOptions options =
+            simulatorOptions(parser, target->deviceKind, i, int(targets.size()), defaultSpeed);
         if (!(options.speed >= 1 && options.speed <= 10000)) {
             return Result::failure(QStringLiteral("--sim-speed: expected 1..10000"),
                                    ErrorKind::BadInput);
         }
-        options.faults = parser.values(QStringLiteral("sim-fault"));
-        options.seed = quint64(i + 1);
         const QString name = targets.size() > 1
             ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
             : target->toString();
@@ -174,8 +246,9 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
 {
     parser.addOption(dbOption());
     parser.addOption({QStringLiteral("target"),
-                      QStringLiteral("Device(s): sim:orin-agx (the simulated Jetson), several "
-                                     "separated by commas for a fleet sharing the sweep."),
+                      QStringLiteral("Device(s): sim:orin-agx (the simulated Jetson) or "
+                                     "ssh://USER@HOST[:PORT]; several separated by commas for a "
+                                     "fleet sharing the sweep."),
                       QStringLiteral("TARGET")});
     parser.addOption({QStringLiteral("workload"),
                       QStringLiteral("Workload name in the store, e.g. mobilenet_v3."),
@@ -204,6 +277,7 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Go on with the newest sweep of this workload and device: "
                                      "only its pending modes are measured.")});
     addSimulatorOptions(parser);
+    addSshOptions(parser);
     parser.addOption({QStringLiteral("progress"),
                       QStringLiteral("Print progress (modes done, time left, live power) on "
                                      "stderr.")});
@@ -334,7 +408,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
 void ApplyCommand::addOptions(QCommandLineParser &parser) const
 {
     parser.addOption({QStringLiteral("target"),
-                      QStringLiteral("Device: sim:orin-agx (the simulated Jetson)."),
+                      QStringLiteral("Device: sim:orin-agx (the simulated Jetson) or "
+                                     "ssh://USER@HOST[:PORT]."),
                       QStringLiteral("TARGET")});
     parser.addOption({QStringLiteral("mode"),
                       QStringLiteral("Mode to apply: 12/2201600/1300500000/3199000000, the "
@@ -345,6 +420,7 @@ void ApplyCommand::addOptions(QCommandLineParser &parser) const
                                      "connection before it reverts by itself (default 30)."),
                       QStringLiteral("S"), QStringLiteral("30")});
     addSimulatorOptions(parser);
+    addSshOptions(parser);
 }
 
 int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const

@@ -75,6 +75,8 @@ void SweepRunner::start()
                        .arg(m_workers.size()));
     m_sweeps.setState(m_sweepId, QStringLiteral("running"));
     if (m_queue.empty()) {
+        for (auto &worker : m_workers)
+            worker->retired = true;  // nothing to measure: no device needs to be reached
         maybeFinish();
         return;
     }

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "prompts.h"
+
+namespace ptwb::cli {
+
+// The command line's answers to the SSH transport's questions: on the terminal when there is
+// one (secrets read without echo), refused otherwise. An unknown host key is accepted without a
+// question only with --accept-new-host-key, which the user types knowingly; a changed key is
+// never accepted (the transport does not even ask).
+class TerminalPrompts : public SshPrompts
+{
+public:
+    explicit TerminalPrompts(bool acceptNewHostKey)
+        : m_acceptNewHostKey(acceptNewHostKey)
+    {
+    }
+
+    bool acceptUnknownHost(const QString &host, int port, const QString &keyType,
+                           const QString &sha256Fingerprint) override;
+    std::optional<QString> passphrase(const QString &keyFile) override;
+    std::optional<QString> password(const QString &user, const QString &host) override;
+    std::optional<QStringList> keyboardInteractive(const QString &name,
+                                                   const QString &instruction,
+                                                   const QList<Question> &questions) override;
+
+private:
+    bool m_acceptNewHostKey;
+};
+
+}  // namespace ptwb::cli
