@@ -226,14 +226,22 @@ Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QS
             ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
             : target->toString();
         names.append(name);
+        // Checked once here, so that a missing simulator is an error now, not a retry loop.
+        Expected<LocalProcessTransport *> first = SimulatorLauncher::transport(options);
+        if (!first)
+            return Result::failure(first.error());
+        delete *first;
         devices.append({name, [options]() -> Transport * {
                             Expected<LocalProcessTransport *> transport =
                                 SimulatorLauncher::transport(options);
-                            // A missing simulator shows up as a transport that cannot start.
-                            return transport ? static_cast<Transport *>(*transport)
-                                             : new LocalProcessTransport(
-                                                   QStringLiteral("/nonexistent/ptwb-simulator"),
-                                                   {}, options.deviceKind);
+                            if (transport)
+                                return *transport;
+                            // Gone since the check (state directory removed): an agent that
+                            // exits at once with the reason keeps the runner's error path.
+                            return new LocalProcessTransport(
+                                QStringLiteral("python3"),
+                                {QStringLiteral("-c"), QStringLiteral("import sys; sys.exit(1)")},
+                                transport.error());
                         }});
     }
     *display = names.join(QLatin1Char(','));
