@@ -1662,6 +1662,36 @@ def _len_bytes(s):
 # --------------------------------------------------------------------------------------------
 # Built-in PyTorch workloads (run as a separate process: --run-builtin)
 
+def _resnet18(nn):
+    """ResNet-18 (He et al. 2016) as torchvision builds it: 2-2-2-2 basic blocks, 1000 classes."""
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            nn.Module.__init__(self)
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.relu = nn.ReLU(inplace=True)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return self.relu(out + (self.down(x) if self.down is not None else x))
+
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+        cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 1000)]
+    return nn.Sequential(*layers)
+
+
 def run_builtin(name, batch_size, minibatches):
     try:
         import torch
@@ -1669,23 +1699,21 @@ def run_builtin(name, batch_size, minibatches):
     except Exception as e:
         sys.stderr.write("PyTorch is not available: %s\n" % e)
         return 2
-    model = None
     image = 224
     try:
         import torchvision
-        if name == "resnet18":
-            model = torchvision.models.resnet18(num_classes=1000)
-        elif name == "mobilenet_v3":
-            model = torchvision.models.mobilenet_v3_large(num_classes=1000)
+        models = {"resnet18": lambda: torchvision.models.resnet18(num_classes=1000),
+                  "mobilenet_v3": lambda: torchvision.models.mobilenet_v3_large(num_classes=1000)}
     except Exception as e:
-        sys.stderr.write("torchvision not available (%s); using ptwb_fallback_small_cnn instead of %s\n"
-                         % (e, name))
-    if model is None:
-        model = nn.Sequential(  # ptwb_fallback_small_cnn
-            nn.Conv2d(3, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
-            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.BatchNorm2d(64), nn.ReLU(),
-            nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.BatchNorm2d(128), nn.ReLU(),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, 1000))
+        # Without torchvision: ResNet-18 is built here, layer for layer the same network;
+        # MobileNet v3 is not, and no other network is measured in its place.
+        sys.stderr.write("torchvision not available (%s)\n" % e)
+        models = {"resnet18": lambda: _resnet18(nn)}
+    if name not in models:
+        sys.stderr.write("built-in workload %r needs torchvision (python3-torchvision); "
+                         "available here: %s\n" % (name, ", ".join(sorted(models))))
+        return 2
+    model = models[name]()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = model.to(dev).train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)

@@ -109,10 +109,16 @@ class ProcessTest(unittest.TestCase):
             have_torch = True
         except ImportError:
             have_torch = False
+        try:
+            import torchvision  # noqa: F401
+            have_torchvision = True
+        except ImportError:
+            have_torchvision = False
         p = self._agent("--time-scale", "10")
         try:
+            # ResNet-18 runs with PyTorch alone (built here when torchvision is missing).
             r = self._req(p, {"id": 1, "op": "profile", "minibatches": 3,
-                              "workload": {"kind": "builtin", "name": "mobilenet_v3",
+                              "workload": {"kind": "builtin", "name": "resnet18",
                                            "batch_size": 1}})
             if have_torch:
                 self.assertTrue(r["ok"], r)
@@ -120,6 +126,16 @@ class ProcessTest(unittest.TestCase):
             else:
                 self.assertEqual(r["error"]["code"], "workload_failed", r)
                 self.assertIn("PyTorch is not available", " ".join(r["error"]["stderr"]))
+            # MobileNet v3 needs torchvision; nothing else is measured in its place.
+            r = self._req(p, {"id": 2, "op": "profile", "minibatches": 3,
+                              "workload": {"kind": "builtin", "name": "mobilenet_v3",
+                                           "batch_size": 1}})
+            if have_torch and have_torchvision:
+                self.assertTrue(r["ok"], r)
+            else:
+                self.assertEqual(r["error"]["code"], "workload_failed", r)
+                if have_torch:
+                    self.assertIn("needs torchvision", " ".join(r["error"]["stderr"]))
         finally:
             p.stdin.close()
             p.wait(timeout=10)
