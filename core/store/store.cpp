@@ -177,36 +177,12 @@ Expected<ImportRecord> Store::addImport(const QString &device, const QString &ki
         return Result::failure(status.error());
     record.id = m_db.lastInsertRowId();
 
-    auto insert = m_db.prepare(QStringLiteral(
-        "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
-        "time_ms, power_w, source, measured_at, import_id, boot_id, minibatches, "
-        "time_spread_ms, power_spread_w) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
+    auto insert = m_db.prepare(measurementInsertSql());
     if (!insert)
         return Result::failure(insert.error());
     for (qint64 i = 0; i < rows.size(); ++i) {
-        const Measurement &m = rows[i];
-        insert->bind(1, *deviceId);
-        insert->bind(2, *workloadId);
-        insert->bind(3, qint64(m.mode.cores));
-        insert->bind(4, m.mode.cpuKHz);
-        insert->bind(5, m.mode.gpuHz);
-        insert->bind(6, m.mode.emcHz);
-        insert->bind(7, m.timeMs);
-        insert->bind(8, m.powerW);
-        insert->bind(9, m.source.isEmpty() ? QStringLiteral("import") : m.source);
-        insert->bind(10, m.measuredAt.isEmpty() ? record.importedAt : m.measuredAt);
-        insert->bind(11, record.id);
-        if (m.bootId.isEmpty())
-            insert->bindNull(12);
-        else
-            insert->bind(12, m.bootId);
-        if (m.minibatches > 0)
-            insert->bind(13, qint64(m.minibatches));
-        else
-            insert->bindNull(13);
-        insert->bind(14, m.timeSpreadMs);
-        insert->bind(15, m.powerSpreadW);
+        bindMeasurement(*insert, *deviceId, *workloadId, rows[i], QStringLiteral("import"),
+                        record.importedAt, record.id, std::nullopt);
         if (Status status = insert->run(); !status)
             return Result::failure(status.error());
         if (progress && (i + 1) % kProgressInterval == 0 && !progress(i + 1, rows.size()))
@@ -217,6 +193,47 @@ Expected<ImportRecord> Store::addImport(const QString &device, const QString &ki
     if (progress)
         progress(rows.size(), rows.size());
     return record;
+}
+
+QString Store::measurementInsertSql()
+{
+    return QStringLiteral(
+        "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
+        "time_ms, power_w, source, measured_at, import_id, sweep_id, boot_id, minibatches, "
+        "time_spread_ms, power_spread_w) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+}
+
+void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 workloadId,
+                            const Measurement &m, const QString &defaultSource,
+                            const QString &defaultTime, std::optional<qint64> importId,
+                            std::optional<qint64> sweepId)
+{
+    const auto bindOptional = [&insert](int index, std::optional<qint64> value) {
+        if (value)
+            insert.bind(index, *value);
+        else
+            insert.bindNull(index);
+    };
+    insert.bind(1, deviceId);
+    insert.bind(2, workloadId);
+    insert.bind(3, qint64(m.mode.cores));
+    insert.bind(4, m.mode.cpuKHz);
+    insert.bind(5, m.mode.gpuHz);
+    insert.bind(6, m.mode.emcHz);
+    insert.bind(7, m.timeMs);
+    insert.bind(8, m.powerW);
+    insert.bind(9, m.source.isEmpty() ? defaultSource : m.source);
+    insert.bind(10, m.measuredAt.isEmpty() ? defaultTime : m.measuredAt);
+    bindOptional(11, importId);
+    bindOptional(12, sweepId);
+    if (m.bootId.isEmpty())
+        insert.bindNull(13);
+    else
+        insert.bind(13, m.bootId);
+    bindOptional(14, m.minibatches > 0 ? std::optional<qint64>(m.minibatches) : std::nullopt);
+    insert.bind(15, m.timeSpreadMs);
+    insert.bind(16, m.powerSpreadW);
 }
 
 Expected<QVector<Measurement>> Store::measurements(const QString &device, const QString &workload)

@@ -58,6 +58,15 @@ public:
     // Without weights, newest first.
     Expected<QVector<ModelRecord>> models();
 
+    // One measurement row, for writers that hold their own transaction (imports, sweeps):
+    // prepare measurementInsertSql() once, then call bindMeasurement() and run() per row.
+    // Exactly one of importId and sweepId says where the row came from.
+    static QString measurementInsertSql();
+    static void bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 workloadId,
+                                const Measurement &m, const QString &defaultSource,
+                                const QString &defaultTime, std::optional<qint64> importId,
+                                std::optional<qint64> sweepId);
+
 private:
     explicit Store(SqliteConnection db)
         : m_db(std::move(db))

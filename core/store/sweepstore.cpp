@@ -219,30 +219,11 @@ Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m
     const qint64 workloadId = claim->columnInt(1);
     claim->reset();
 
-    auto insert = db.prepare(QStringLiteral(
-        "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
-        "time_ms, power_w, source, measured_at, sweep_id, boot_id, minibatches, time_spread_ms, "
-        "power_spread_w) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'sweep', ?9, ?10, ?11, ?12, "
-        "?13, ?14)"));
+    auto insert = db.prepare(Store::measurementInsertSql());
     if (!insert)
         return Status::failure(insert.error());
-    insert->bind(1, deviceId);
-    insert->bind(2, workloadId);
-    insert->bind(3, qint64(m.mode.cores));
-    insert->bind(4, m.mode.cpuKHz);
-    insert->bind(5, m.mode.gpuHz);
-    insert->bind(6, m.mode.emcHz);
-    insert->bind(7, m.timeMs);
-    insert->bind(8, m.powerW);
-    insert->bind(9, m.measuredAt.isEmpty() ? now : m.measuredAt);
-    insert->bind(10, sweepId);
-    if (m.bootId.isEmpty())
-        insert->bindNull(11);
-    else
-        insert->bind(11, m.bootId);
-    insert->bind(12, qint64(m.minibatches));
-    insert->bind(13, m.timeSpreadMs);
-    insert->bind(14, m.powerSpreadW);
+    Store::bindMeasurement(*insert, deviceId, workloadId, m, QStringLiteral("sweep"), now,
+                           std::nullopt, sweepId);
     if (Status status = insert->run(); !status)
         return status;
     auto link = db.prepare(QStringLiteral(

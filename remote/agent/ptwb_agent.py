@@ -1437,7 +1437,7 @@ class Agent(object):
         try:
             proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    close_fds=True)
+                                    close_fds=True, preexec_fn=_die_with_parent)
         except (OSError, ValueError) as e:
             raise OpError("workload_failed", "could not start %s: %s" % (argv[0], e), stderr=[])
         t0 = time.monotonic()
@@ -1572,6 +1572,27 @@ class Agent(object):
         if self.revert_pending():
             log("stdin closed with a revert armed; waiting for its deadline")
             self.wait_revert()
+
+
+def _load_prctl():
+    try:
+        import ctypes
+        return ctypes.CDLL(None).prctl
+    except Exception:
+        return None
+
+
+# Looked up once, here: the function below runs between fork and exec, where importing (or
+# taking any lock another thread may hold) could deadlock.
+_PRCTL = _load_prctl()
+
+
+def _die_with_parent():
+    """In the workload's process, before exec: if the agent dies (even by SIGKILL), the kernel
+    sends the workload SIGTERM, so no orphan keeps loading the device and skews the next
+    measurement. Linux only (prctl PR_SET_PDEATHSIG); elsewhere nothing happens."""
+    if _PRCTL is not None:
+        _PRCTL(1, 15, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGTERM
 
 
 def _terminate(proc):

@@ -263,7 +263,7 @@ void SweepRunner::profileCurrent(Worker &worker)
             if (result)
                 finishItem(*w, *result);
             else
-                failItem(*w, result.error());
+                retryOrFail(*w, result.error());
             return;
         }
         const QString &code = reply.error.code;
@@ -276,8 +276,26 @@ void SweepRunner::profileCurrent(Worker &worker)
                 next(*w);
             return;
         }
-        failItem(*w, reply.error.text());
+        // The workload failed or the run was unusable: may be passing (a busy device, power
+        // that never settled), so the mode gets another try before it counts as failed.
+        retryOrFail(*w, reply.error.text());
     });
+}
+
+void SweepRunner::retryOrFail(Worker &worker, const QString &reason)
+{
+    const int attempts = ++m_attempts[worker.current];
+    if (attempts < m_options.maxAttempts) {
+        Q_EMIT message(QStringLiteral("%1: %2: %3; trying again (%4 of %5)")
+                           .arg(worker.device.target,
+                                m_record.items[worker.current].mode.toCanonical(), reason)
+                           .arg(attempts + 1)
+                           .arg(m_options.maxAttempts));
+        requeueCurrent(worker);
+        next(worker);
+        return;
+    }
+    failItem(worker, reason);
 }
 
 void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)

@@ -4,6 +4,7 @@
 #include "wire.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QVector>
 
@@ -56,6 +57,7 @@ public:
         double resumeBelowC = 75;
         int coolingPollMs = 5000;
         int profileTimeoutMs = 120000;  // of silence: events restart the clock
+        int maxAttempts = 3;  // profiles of one mode whose run failed or was unusable
     };
 
     SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
@@ -87,6 +89,7 @@ private:
     void profileCurrent(Worker &worker);
     void finishItem(Worker &worker, const ProfileResult &result);
     void failItem(Worker &worker, const QString &reason);
+    void retryOrFail(Worker &worker, const QString &reason);
     void requeueCurrent(Worker &worker);
     void retire(Worker &worker, const QString &why);
     void emitProgress(const Worker &worker);
@@ -99,6 +102,7 @@ private:
     SweepRecord m_record;
     WorkloadSpec m_workload;
     std::deque<int> m_queue;  // indices into m_record.items, pending, in plan order
+    QHash<int, int> m_attempts;  // item index -> unusable profiles so far, in this run
     std::vector<std::unique_ptr<Worker>> m_workers;
     QElapsedTimer m_clock;
     int m_done = 0;

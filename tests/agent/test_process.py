@@ -142,6 +142,46 @@ class ProcessTest(unittest.TestCase):
             for s in (p.stdout, p.stderr):
                 s.close()
 
+    def test_workload_dies_with_a_killed_agent(self):
+        """An orphaned workload would load the device and skew the next measurement."""
+        pid_file = os.path.join(self.tmp, "workload.pid")
+        script = ("import os, sys, time\n"
+                  "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+                  "print('PTWB_MINIBATCH 100', flush=True)\n"
+                  "time.sleep(60)  # a long minibatch: no write to notice a broken pipe\n")
+        p = self._agent()
+        try:
+            p.stdin.write((json.dumps({"id": 1, "op": "profile", "minibatches": 100000,
+                                       "workload": {"kind": "command",
+                                                    "argv": [sys.executable, "-c", script,
+                                                             pid_file]}}) + "\n").encode())
+            p.stdin.flush()
+            deadline = time.time() + 20
+            while not os.path.exists(pid_file) and time.time() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.2)
+            with open(pid_file) as f:
+                workload = int(f.read())
+            p.kill()
+            p.wait(timeout=10)
+            deadline = time.time() + 5
+            alive = True
+            while alive and time.time() < deadline:
+                try:
+                    os.kill(workload, 0)
+                    with open("/proc/%d/stat" % workload) as f:
+                        alive = f.read().split()[2] != "Z"  # a zombie has ended
+                    time.sleep(0.05)
+                except (ProcessLookupError, FileNotFoundError):
+                    alive = False
+            self.assertFalse(alive, "the workload outlived the agent")
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for s in (p.stdin, p.stdout, p.stderr):
+                s.close()
+
     def test_exits_on_eof_without_revert(self):
         p = self._agent()
         try:

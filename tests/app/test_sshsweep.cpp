@@ -3,6 +3,7 @@
 // killed connection, a killed agent and a reboot; an unconfirmed mode goes back by itself.
 #include "clirunner.h"
 #include "deviceclient.h"
+#include "remote/awaitreply.h"
 #include "remote/sshdfixture.h"
 #include "sshlaunch.h"
 #include "sshtransport.h"
@@ -31,15 +32,6 @@ qint64 queryInt(const QString &db, const QString &sql)
     return value ? *value : -1;
 }
 
-DeviceReply await(DeviceCall *call, int timeoutMs = 30000)
-{
-    auto reply = std::make_shared<std::optional<DeviceReply>>();
-    QObject::connect(call, &DeviceCall::finished,
-                     [reply](const DeviceReply &r) { *reply = r; });
-    if (!QTest::qWaitFor([&] { return reply->has_value(); }, timeoutMs))
-        return {false, {}, {QStringLiteral("test-timeout"), QStringLiteral("never finished"), {}}};
-    return **reply;
-}
 
 }  // namespace
 
@@ -89,6 +81,15 @@ private:
 
     void verifyExactlyOnce(const QString &db, qint64 planned)
     {
+        auto connection = SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        auto failed = connection->prepare(
+            QStringLiteral("SELECT position, reason FROM sweep_modes WHERE state = 'failed'"));
+        QVERIFY(failed);
+        QString reasons;
+        while (*failed->step())
+            reasons += QStringLiteral("%1: %2\n").arg(failed->columnInt(0)).arg(failed->columnText(1));
+        QVERIFY2(reasons.isEmpty(), qPrintable(reasons));
         QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM sweep_modes")), planned);
         QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
                                              "'done'")),
@@ -233,9 +234,9 @@ private Q_SLOTS:
         client->connectToDevice();
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
         const QString before = client->info().mode.toCanonical();
-        QVERIFY(await(client->armRevert(100)).ok);  // 1 s of wall time at speed 100
+        QVERIFY(awaitReply(client->armRevert(100)).ok);  // 1 s of wall time at speed 100
         PowerMode low {2, 729600, 420750000, 665600000};
-        QVERIFY(await(client->applyMode(low)).ok);
+        QVERIFY(awaitReply(client->applyMode(low)).ok);
         client->disconnectFromDevice();
         QTest::qWait(2500);
 

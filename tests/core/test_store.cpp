@@ -151,7 +151,8 @@ private Q_SLOTS:
                  path +
                      QStringLiteral(": written by a newer PowerTrain Workbench "
                                     "(schema version 99; this version reads "
-                                    "up to 3); it was left untouched"));
+                                    "up to %1); it was left untouched")
+                         .arg(Schema::kCurrentVersion));
         QCOMPARE(fileHash(path), before);
         QVERIFY(!QFile::exists(path + QStringLiteral("-wal")));
     }

@@ -1,6 +1,7 @@
 // DeviceClient against the real agent on the simulated Jetson, through the local transport:
 // hello, apply + readback, profiling, and every injected fault detected and reported.
 #include "deviceclient.h"
+#include "remote/awaitreply.h"
 #include "localprocesstransport.h"
 #include "modes/devicespec.h"
 #include "simulatorlauncher.h"
@@ -18,16 +19,6 @@ using namespace ptwb;
 
 namespace {
 
-// Waits for a call to finish and returns its reply (a "timeout" reply when it never does).
-DeviceReply await(DeviceCall *call, int timeoutMs = 60000)
-{
-    auto reply = std::make_shared<std::optional<DeviceReply>>();
-    QObject::connect(call, &DeviceCall::finished,
-                     [reply](const DeviceReply &r) { *reply = r; });
-    if (!QTest::qWaitFor([&] { return reply->has_value(); }, timeoutMs))
-        return {false, {}, {QStringLiteral("test-timeout"), QStringLiteral("never finished"), {}}};
-    return **reply;
-}
 
 PowerMode orinMode(int cores, int cpuIndex, int gpuIndex, int emcIndex)
 {
@@ -113,13 +104,13 @@ private Q_SLOTS:
         QVERIFY(client);
         for (const PowerMode &mode : {orinMode(4, 5, 2, 1), orinMode(12, 28, 12, 3),
                                       orinMode(1, 0, 0, 0)}) {
-            const DeviceReply applied = await(client->applyMode(mode));
+            const DeviceReply applied = awaitReply(client->applyMode(mode));
             QVERIFY2(applied.ok, qPrintable(applied.error.text()));
             QCOMPARE(modeFromJson(applied.result.value(QLatin1String("mode")).toObject(),
                                   QStringLiteral("mode"))
                          ->toCanonical(),
                      mode.toCanonical());
-            const DeviceReply now = await(client->getMode());
+            const DeviceReply now = awaitReply(client->getMode());
             QVERIFY(now.ok);
             QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
                                   QStringLiteral("mode"))
@@ -135,12 +126,12 @@ private Q_SLOTS:
         const QString before = client->info().mode.toCanonical();
         PowerMode bogus = orinMode(4, 5, 2, 1);
         bogus.gpuHz = 1300000000;
-        const DeviceReply reply = await(client->applyMode(bogus));
+        const DeviceReply reply = awaitReply(client->applyMode(bogus));
         QVERIFY(!reply.ok);
         QCOMPARE(reply.error.code, QStringLiteral("no_such_mode"));
         QVERIFY2(reply.error.message.contains(QLatin1String("gpu_hz")),
                  qPrintable(reply.error.message));
-        const DeviceReply now = await(client->getMode());
+        const DeviceReply now = awaitReply(client->getMode());
         QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
                               QStringLiteral("mode"))
                      ->toCanonical(),
@@ -160,11 +151,11 @@ private Q_SLOTS:
                                         orinMode(12, 28, 12, 3)};
         QVector<ProfileResult> results;
         for (const PowerMode &mode : modes) {
-            const DeviceReply applied = await(client->applyMode(mode));
+            const DeviceReply applied = awaitReply(client->applyMode(mode));
             QVERIFY2(applied.ok, qPrintable(applied.error.text()));
             DeviceCall *call = client->profile(resnet, 40);
             QSignalSpy events(call, &DeviceCall::eventReceived);
-            const DeviceReply reply = await(call, 120000);
+            const DeviceReply reply = awaitReply(call, 120000);
             QVERIFY2(reply.ok, qPrintable(reply.error.text()));
             Expected<ProfileResult> result = ProfileResult::fromJson(reply.result);
             QVERIFY2(result, qPrintable(result.error()));
@@ -198,23 +189,23 @@ private Q_SLOTS:
         // 5 device seconds at speed 100: 50 ms of wall time.
         DeviceCall *arm = client->armRevert(5);
         QSignalSpy reverted(client.get(), &DeviceClient::unsolicitedEvent);
-        QVERIFY(await(arm).ok);
-        QVERIFY(await(client->applyMode(orinMode(2, 3, 1, 0))).ok);
+        QVERIFY(awaitReply(arm).ok);
+        QVERIFY(awaitReply(client->applyMode(orinMode(2, 3, 1, 0))).ok);
         QTRY_VERIFY_WITH_TIMEOUT(!reverted.isEmpty(), 10000);
         QCOMPARE(reverted.at(0).at(0).toString(), QStringLiteral("reverted"));
-        const DeviceReply now = await(client->getMode());
+        const DeviceReply now = awaitReply(client->getMode());
         QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
                               QStringLiteral("mode"))
                      ->toCanonical(),
                  before);
 
         // Confirmed in time (200 device seconds: 2 s of wall time): the mode stays.
-        QVERIFY(await(client->armRevert(200)).ok);
-        QVERIFY(await(client->applyMode(orinMode(2, 3, 1, 0))).ok);
-        const DeviceReply confirmed = await(client->confirm());
+        QVERIFY(awaitReply(client->armRevert(200)).ok);
+        QVERIFY(awaitReply(client->applyMode(orinMode(2, 3, 1, 0))).ok);
+        const DeviceReply confirmed = awaitReply(client->confirm());
         QVERIFY2(confirmed.ok, qPrintable(confirmed.error.text()));
         QTest::qWait(2500);  // past the deadline
-        const DeviceReply kept = await(client->getMode());
+        const DeviceReply kept = awaitReply(client->getMode());
         QCOMPARE(modeFromJson(kept.result.value(QLatin1String("mode")).toObject(),
                               QStringLiteral("mode"))
                      ->toCanonical(),
@@ -228,7 +219,7 @@ private Q_SLOTS:
         auto client = connectSimulator(
             {QStringLiteral("reject:gpu_hz=%1").arg(orinMode(1, 0, 6, 0).gpuHz)});
         QVERIFY(client);
-        const DeviceReply reply = await(client->applyMode(orinMode(8, 10, 6, 2)));
+        const DeviceReply reply = awaitReply(client->applyMode(orinMode(8, 10, 6, 2)));
         QVERIFY(!reply.ok);
         QVERIFY2(reply.error.code == QLatin1String("write_failed") ||
                      reply.error.code == QLatin1String("readback_mismatch"),
@@ -236,13 +227,13 @@ private Q_SLOTS:
         QVERIFY2(reply.error.message.contains(QLatin1String("gpu")),
                  qPrintable(reply.error.message));
         // Not left part-way: the mode before the attempt is back.
-        const DeviceReply now = await(client->getMode());
+        const DeviceReply now = awaitReply(client->getMode());
         QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
                               QStringLiteral("mode"))
                      ->toCanonical(),
                  client->info().mode.toCanonical());
         // Other modes still apply.
-        QVERIFY(await(client->applyMode(maxn)).ok);
+        QVERIFY(awaitReply(client->applyMode(maxn)).ok);
     }
 
     void throttlingShowsInTheReadback()
@@ -250,7 +241,7 @@ private Q_SLOTS:
         auto client = connectSimulator({QStringLiteral("throttle:0.8")});
         QVERIFY(client);
         const PowerMode maxn = orinMode(12, 28, 12, 3);
-        const DeviceReply reply = await(client->applyMode(maxn));
+        const DeviceReply reply = awaitReply(client->applyMode(maxn));
         QVERIFY(!reply.ok);
         QCOMPARE(reply.error.code, QStringLiteral("readback_mismatch"));
         Expected<PowerMode> readback = modeFromJson(
@@ -267,14 +258,14 @@ private Q_SLOTS:
         auto client = connectSimulator({QStringLiteral("drop-after:3")});
         QVERIFY(client);
         QSignalSpy gone(client.get(), &DeviceClient::disconnected);
-        QVERIFY(await(client->getMode()).ok);
-        const DeviceReply reply = await(client->getMode());
+        QVERIFY(awaitReply(client->getMode()).ok);
+        const DeviceReply reply = awaitReply(client->getMode());
         QVERIFY(!reply.ok);
         QCOMPARE(reply.error.code, QStringLiteral("disconnected"));
         QTRY_COMPARE(gone.count(), 1);
         QVERIFY(!client->isReady());
         // Later calls fail at once instead of hanging.
-        QCOMPARE(await(client->getMode()).error.code, QStringLiteral("disconnected"));
+        QCOMPARE(awaitReply(client->getMode()).error.code, QStringLiteral("disconnected"));
     }
 
     void rebootChangesTheBootIdAndResetsTheMode()
@@ -283,9 +274,9 @@ private Q_SLOTS:
         auto client = connectSimulator({QStringLiteral("reboot-after:3")}, state);
         QVERIFY(client);
         const QString bootId = client->info().bootId;
-        QVERIFY(await(client->applyMode(orinMode(4, 5, 2, 1))).ok);
+        QVERIFY(awaitReply(client->applyMode(orinMode(4, 5, 2, 1))).ok);
         QSignalSpy gone(client.get(), &DeviceClient::disconnected);
-        QCOMPARE(await(client->getMode()).error.code, QStringLiteral("disconnected"));
+        QCOMPARE(awaitReply(client->getMode()).error.code, QStringLiteral("disconnected"));
         QTRY_COMPARE(gone.count(), 1);
 
         auto again = connectSimulator({}, state);
@@ -304,7 +295,7 @@ private Q_SLOTS:
         QSignalSpy opened(transport, &Transport::opened);
         transport->open();
         QTRY_COMPARE(opened.count(), 1);
-        const DeviceReply reply = await(client.call(QStringLiteral("get_mode"), {}, 300), 10000);
+        const DeviceReply reply = awaitReply(client.call(QStringLiteral("get_mode"), {}, 300), 10000);
         QCOMPARE(reply.error.code, QStringLiteral("timeout"));
         QVERIFY(reply.error.message.contains(QLatin1String("get_mode")));
     }
