@@ -9,6 +9,7 @@
 #include "sshlaunch.h"
 #include "sshtransport.h"
 #include "terminalprompts.h"
+#include "predict/powermodel.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
@@ -248,6 +249,32 @@ Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QS
     return devices;
 }
 
+// How long profiling each planned mode should take by the workload's newest model, if it has
+// one: its predicted minibatch time for every minibatch, plus a few seconds to settle.
+std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
+                                                                   SweepStore &sweeps,
+                                                                   qint64 sweepId)
+{
+    constexpr double kSettleSeconds = 3;
+    Expected<SweepRecord> record = sweeps.load(sweepId);
+    if (!record)
+        return nullptr;
+    Expected<ModelRecord> model =
+        store.latestModel(record->plan.deviceKind, record->plan.workload, QString());
+    if (!model)
+        return nullptr;
+    Expected<PowerModel> predictor = PowerModel::fromRecord(*model);
+    if (!predictor)
+        return nullptr;
+    const ModePredictions predicted = predictor->predict(record->plan.modes);
+    auto seconds = std::make_shared<QHash<PowerMode, double>>();
+    for (int i = 0; i < record->plan.modes.size(); ++i) {
+        seconds->insert(record->plan.modes[i],
+                        record->plan.minibatches * predicted.timeMs[i] / 1000 + kSettleSeconds);
+    }
+    return seconds;
+}
+
 }  // namespace
 
 void SweepCommand::addOptions(QCommandLineParser &parser) const
@@ -357,30 +384,44 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     }
 
     SweepRunner runner(**store, sweepId, *devices, SweepRunner::Options());
+    if (auto predicted = predictedProfileSeconds(**store, sweeps, sweepId)) {
+        runner.setPredictedSeconds([predicted](const PowerMode &mode) {
+            return predicted->value(mode, 0.0);
+        });
+    }
     QEventLoop loop;
     bool complete = false;
     QString summary;
     QObject::connect(&runner, &SweepRunner::message, &loop,
                      [&output](const QString &text) { output.err() << text << Qt::endl; });
     if (parser.isSet(QStringLiteral("progress"))) {
-        QObject::connect(&runner, &SweepRunner::progress, &loop,
-                         [&output](const SweepProgress &p) {
-                             if (p.currentMode.isEmpty() && p.livePowerW > 0)
-                                 return;
-                             output.err() << QStringLiteral("%1/%2 done, %3 failed, %4 s, %5 left, "
-                                                            "%6 W on %7")
-                                                 .arg(p.done)
-                                                 .arg(p.total)
-                                                 .arg(p.failed)
-                                                 .arg(p.elapsedSeconds, 0, 'f', 1)
-                                                 .arg(p.remainingSeconds < 0
-                                                          ? QStringLiteral("?")
-                                                          : QStringLiteral("%1 s").arg(
-                                                                p.remainingSeconds, 0, 'f', 0))
-                                                 .arg(p.livePowerW, 0, 'f', 1)
-                                                 .arg(p.target)
-                                          << Qt::endl;
-                         });
+        // A line when a mode finishes, and at most one a second in between (live power).
+        auto lastLine = std::make_shared<QElapsedTimer>();
+        auto lastFinished = std::make_shared<int>(-1);
+        QObject::connect(
+            &runner, &SweepRunner::progress, &loop,
+            [&output, lastLine, lastFinished](const SweepProgress &p) {
+                const int finished = p.done + p.failed;
+                if (finished == *lastFinished && lastLine->isValid() && lastLine->elapsed() < 1000)
+                    return;
+                *lastFinished = finished;
+                lastLine->start();
+                output.err() << QStringLiteral("%1/%2 done, %3 failed, %4 s, %5 left, %6 W on %7%8")
+                                    .arg(p.done)
+                                    .arg(p.total)
+                                    .arg(p.failed)
+                                    .arg(p.elapsedSeconds, 0, 'f', 1)
+                                    .arg(p.remainingSeconds < 0
+                                             ? QStringLiteral("?")
+                                             : QStringLiteral("%1 s").arg(p.remainingSeconds, 0,
+                                                                          'f', 0))
+                                    .arg(p.livePowerW, 0, 'f', 1)
+                                    .arg(p.target)
+                                    .arg(p.currentMode.isEmpty()
+                                             ? QString()
+                                             : QStringLiteral(", measuring ") + p.currentMode)
+                             << Qt::endl;
+            });
     }
     QObject::connect(&runner, &SweepRunner::finished, &loop,
                      [&](bool ok, const QString &text) {

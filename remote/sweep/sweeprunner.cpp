@@ -62,6 +62,10 @@ void SweepRunner::start()
         if (m_record.items[i].state == SweepItem::State::Pending)
             m_queue.push_back(i);
     }
+    if (m_predicted) {
+        for (int index : m_queue)
+            m_predictedQueued += m_predicted(m_record.items[index].mode);
+    }
     m_done = m_record.count(SweepItem::State::Done);
     m_failed = m_record.count(SweepItem::State::Failed);
     m_finishedBefore = m_done + m_failed;
@@ -174,6 +178,8 @@ void SweepRunner::next(Worker &worker)
     }
     worker.current = m_queue.front();
     m_queue.pop_front();
+    if (m_predicted)
+        m_predictedQueued -= m_predicted(m_record.items[worker.current].mode);
     worker.itemClock.start();
     checkTemperature(worker);
 }
@@ -329,6 +335,8 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     } else {
         item.state = SweepItem::State::Done;
         ++m_done;
+        if (m_predicted)
+            m_predictedFinished += m_predicted(item.mode);
         const double overhead = worker.itemClock.nsecsElapsed() / 1e9 - worker.profileSeconds;
         m_overheadSeconds += std::max(0.0, overhead);
         ++m_overheadSamples;
@@ -349,6 +357,8 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
         item.state = SweepItem::State::Failed;
         item.reason = reason;
         ++m_failed;
+        if (m_predicted)
+            m_predictedFinished += m_predicted(item.mode);
     }
     worker.current = -1;
     emitProgress(worker);
@@ -360,6 +370,8 @@ void SweepRunner::requeueCurrent(Worker &worker)
     if (worker.current < 0)
         return;
     m_queue.push_front(worker.current);  // first again: no gap in the plan's order
+    if (m_predicted)
+        m_predictedQueued += m_predicted(m_record.items[worker.current].mode);
     worker.current = -1;
 }
 
@@ -380,16 +392,23 @@ void SweepRunner::emitProgress(const Worker &worker)
     p.done = m_done;
     p.failed = m_failed;
     p.elapsedSeconds = m_clock.nsecsElapsed() / 1e9;
-    const int finishedItems = p.done + p.failed - m_finishedBefore;
-    if (finishedItems > 0) {
-        // Wall time per mode in this run so far; devices working in parallel are already in it.
-        p.remainingSeconds = p.elapsedSeconds / finishedItems * (p.total - p.done - p.failed);
-    }
+    p.remainingSeconds = remainingSeconds(p.elapsedSeconds);
     if (worker.current >= 0)
         p.currentMode = m_record.items[worker.current].mode.toCanonical();
     p.target = worker.device.target;
     p.livePowerW = worker.livePowerW;
     Q_EMIT progress(p);
+}
+
+double SweepRunner::remainingSeconds(double elapsed) const
+{
+    const int finishedItems = m_done + m_failed - m_finishedBefore;
+    if (finishedItems <= 0)
+        return -1;
+    // Devices working in parallel are already in the elapsed time.
+    if (m_predicted && m_predictedFinished > 0)
+        return m_predictedQueued * elapsed / m_predictedFinished;
+    return elapsed / finishedItems * double(m_queue.size());
 }
 
 void SweepRunner::maybeFinish()

@@ -64,6 +64,14 @@ public:
                 QObject *parent = nullptr);
     ~SweepRunner() override;
 
+    // Predicted seconds of profiling each mode (from a model of the workload, when there is
+    // one): time remaining is then the predicted time of what is left, scaled by how the
+    // finished modes compared with their predictions. Without it, the pace so far.
+    void setPredictedSeconds(std::function<double(const PowerMode &)> predicted)
+    {
+        m_predicted = std::move(predicted);
+    }
+
     void start();
     // Stops taking new modes; the ones being measured are stopped too and stay pending.
     void cancel();
@@ -93,6 +101,7 @@ private:
     void requeueCurrent(Worker &worker);
     void retire(Worker &worker, const QString &why);
     void emitProgress(const Worker &worker);
+    double remainingSeconds(double elapsed) const;
     void maybeFinish();
 
     Store &m_store;
@@ -105,6 +114,9 @@ private:
     QHash<int, int> m_attempts;  // item index -> unusable profiles so far, in this run
     std::vector<std::unique_ptr<Worker>> m_workers;
     QElapsedTimer m_clock;
+    std::function<double(const PowerMode &)> m_predicted;
+    double m_predictedFinished = 0;  // predicted seconds of the modes finished in this run
+    double m_predictedQueued = 0;  // predicted seconds of the modes waiting in m_queue
     int m_done = 0;
     int m_failed = 0;
     int m_finishedBefore = 0;  // done or failed in earlier runs (a resumed sweep)
