@@ -9,6 +9,7 @@
 #include "sshlaunch.h"
 #include "sshtransport.h"
 #include "terminalprompts.h"
+#include "optimize/activeselection.h"
 #include "predict/powermodel.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
@@ -275,6 +276,42 @@ std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
     return seconds;
 }
 
+// For --modes als:N: active learning picks the next batch from every measurement of the
+// workload on the device, until N modes are planned or the front has nothing new.
+std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
+adaptiveExtender(Store &store, SweepStore &sweeps, qint64 sweepId)
+{
+    Expected<SweepRecord> record = sweeps.load(sweepId);
+    if (!record || !record->plan.modeSet.startsWith(QLatin1String("als:")))
+        return nullptr;
+    const int limit = record->plan.modeSet.mid(4).toInt();
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(record->plan.deviceKind);
+    if (!spec)
+        return nullptr;
+    const ModeSpace space(*spec);
+    QVector<PowerMode> candidates;
+    candidates.reserve(int(space.size()));
+    for (qint64 i = 0; i < space.size(); ++i)
+        candidates.append(space.mode(i));
+    return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
+        const QSet<PowerMode> planned(sweep.plan.modes.cbegin(), sweep.plan.modes.cend());
+        QSet<PowerMode> seen = planned;
+        for (const SweepItem &item : sweep.items)
+            seen.insert(item.mode);
+        const int room = limit - int(seen.size());
+        if (room <= 0)
+            return QVector<PowerMode>();
+        Expected<QVector<Measurement>> rows =
+            store.measurements(sweep.plan.device, sweep.plan.workload);
+        if (!rows)
+            return Expected<QVector<PowerMode>>::failure(rows.error());
+        return ActiveSelection::next(sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows),
+                                     candidates, seen,
+                                     std::min(room, int(SweepPlan::kAdaptiveBatch)),
+                                     sweep.plan.seed + quint64(seen.size()));
+    };
+}
+
 }  // namespace
 
 void SweepCommand::addOptions(QCommandLineParser &parser) const
@@ -289,7 +326,8 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Workload name in the store, e.g. mobilenet_v3."),
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("modes"),
-                      QStringLiteral("all, random:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)."),
+                      QStringLiteral("all, random:N, als:N (active learning adds modes up to "
+                                     "N) or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)."),
                       QStringLiteral("SET")});
     parser.addOption({QStringLiteral("minibatches"),
                       QStringLiteral("Minibatches per mode, the first discarded (default 40)."),
@@ -384,6 +422,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     }
 
     SweepRunner runner(**store, sweepId, *devices, SweepRunner::Options());
+    if (auto extender = adaptiveExtender(**store, sweeps, sweepId))
+        runner.setPlanExtender(extender);
     if (auto predicted = predictedProfileSeconds(**store, sweeps, sweepId)) {
         runner.setPredictedSeconds([predicted](const PowerMode &mode) {
             return predicted->value(mode, 0.0);

@@ -1,5 +1,6 @@
 #include "optimize/modelstrategies.h"
 
+#include "optimize/activeselection.h"
 #include "predict/residualcorrection.h"
 
 #include <algorithm>
@@ -154,34 +155,17 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
         oracle.profile(row);
     while (oracle.profiledCount() < kMaxModes) {
         const QList<int> rows = sortedProfiled(oracle);
-        Expected<PowerModel> model =
-            PowerModel::train(context.deviceKind, context.deviceKind, QStringLiteral("target"),
-                              observedSubset(oracle, rows), QStringLiteral("nn"),
-                              QStringLiteral("default"), context.seed + rows.size());
-        if (!model)
-            return Status::failure(model.error(), model.errorKind());
-        const ModePredictions predicted = model->predict(oracle.candidates().modes);
-        // Named: a range-for over a temporary's member would iterate freed memory.
-        const ParetoFront front(hybridPoints(oracle, predicted, 0));
-        QVector<TradeoffPoint> fresh;
-        for (const TradeoffPoint &p : front.powerTime()) {
-            if (!oracle.profiled().contains(p.mode))
-                fresh.append(p);
-        }
-        if (fresh.isEmpty())
-            break;
-        // The most uncertain first: they teach the model the most about the front.
-        const auto uncertainty = [&predicted](const TradeoffPoint &p) {
-            const double relative = predicted.timeStdMs[p.mode] / predicted.timeMs[p.mode];
-            return std::isfinite(relative) ? relative : 0.0;
-        };
-        std::stable_sort(fresh.begin(), fresh.end(),
-                         [&uncertainty](const TradeoffPoint &a, const TradeoffPoint &b) {
-                             return uncertainty(a) > uncertainty(b);
-                         });
+        TrainingData measured = oracle.candidates().subset(QVector<int>(rows.begin(), rows.end()));
         const int room = std::min(kBatch, kMaxModes - oracle.profiledCount());
-        for (int i = 0; i < std::min(room, int(fresh.size())); ++i)
-            oracle.profile(fresh[i].mode);
+        Expected<QVector<PowerMode>> next =
+            ActiveSelection::next(context.deviceKind, measured, oracle.candidates().modes, {},
+                                  room, context.seed + rows.size());
+        if (!next)
+            return Status::failure(next.error(), next.errorKind());
+        if (next->isEmpty())
+            break;
+        for (const PowerMode &mode : *next)
+            oracle.profile(oracle.rowOf(mode));
     }
     QVector<TradeoffPoint> observed;
     for (int row : sortedProfiled(oracle))

@@ -30,6 +30,38 @@ QString planJson(const SweepPlan &plan)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
+// Rows for `modes` from `position` on, each mode `repeats` times in a row.
+Expected<QVector<SweepItem>> insertItems(SqliteConnection &db, qint64 sweepId, int position,
+                                         const QVector<PowerMode> &modes, int repeats)
+{
+    using Result = Expected<QVector<SweepItem>>;
+    auto insert = db.prepare(QStringLiteral(
+        "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, repeat) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    if (!insert)
+        return Result::failure(insert.error());
+    QVector<SweepItem> items;
+    for (const PowerMode &mode : modes) {
+        for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
+            insert->bind(1, sweepId);
+            insert->bind(2, qint64(position));
+            insert->bind(3, qint64(mode.cores));
+            insert->bind(4, mode.cpuKHz);
+            insert->bind(5, mode.gpuHz);
+            insert->bind(6, mode.emcHz);
+            insert->bind(7, qint64(repeat));
+            if (Status status = insert->run(); !status)
+                return Result::failure(status.error());
+            SweepItem item;
+            item.position = position++;
+            item.mode = mode;
+            item.repeat = repeat;
+            items.append(item);
+        }
+    }
+    return items;
+}
+
 }  // namespace
 
 int SweepRecord::count(SweepItem::State state) const
@@ -65,25 +97,9 @@ Expected<qint64> SweepStore::create(const SweepPlan &plan)
     if (Status status = insert->run(); !status)
         return Result::failure(status.error());
     const qint64 id = db.lastInsertRowId();
-    auto item = db.prepare(QStringLiteral(
-        "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, repeat) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
-    if (!item)
-        return Result::failure(item.error());
-    int position = 0;
-    for (const PowerMode &mode : plan.modes) {
-        for (int repeat = 0; repeat < std::max(1, plan.repeats); ++repeat) {
-            item->bind(1, id);
-            item->bind(2, qint64(position++));
-            item->bind(3, qint64(mode.cores));
-            item->bind(4, mode.cpuKHz);
-            item->bind(5, mode.gpuHz);
-            item->bind(6, mode.emcHz);
-            item->bind(7, qint64(repeat));
-            if (Status status = item->run(); !status)
-                return Result::failure(status.error());
-        }
-    }
+    Expected<QVector<SweepItem>> items = insertItems(db, id, 0, plan.modes, plan.repeats);
+    if (!items)
+        return Result::failure(items.error());
     if (Status status = transaction.commit(); !status)
         return Result::failure(status.error());
     return id;
@@ -147,6 +163,32 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
         record.items.append(item);
     }
     return record;
+}
+
+Expected<QVector<SweepItem>> SweepStore::append(qint64 sweepId, const QVector<PowerMode> &modes,
+                                                int repeats)
+{
+    using Result = Expected<QVector<SweepItem>>;
+    SqliteConnection &db = m_store.connection();
+    Transaction transaction(db);
+    if (!transaction.begun())
+        return Result::failure(transaction.begun().error());
+    auto last = db.prepare(QStringLiteral(
+        "SELECT coalesce(max(position) + 1, 0) FROM sweep_modes WHERE sweep_id = ?1"));
+    if (!last)
+        return Result::failure(last.error());
+    last->bind(1, sweepId);
+    Expected<bool> row = last->step();
+    if (!row || !*row)
+        return Result::failure(row ? QStringLiteral("no sweep %1").arg(sweepId) : row.error());
+    const int position = int(last->columnInt(0));
+    last->reset();
+    Expected<QVector<SweepItem>> items = insertItems(db, sweepId, position, modes, repeats);
+    if (!items)
+        return items;
+    if (Status status = transaction.commit(); !status)
+        return Result::failure(status.error());
+    return items;
 }
 
 Expected<qint64> SweepStore::latest(const QString &device, const QString &workload)

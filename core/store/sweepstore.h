@@ -48,6 +48,10 @@ public:
 
     Expected<qint64> create(const SweepPlan &plan);
     Expected<SweepRecord> load(qint64 id);
+    // Adds modes to a stored plan (an adaptive sweep grows as it learns), after the last
+    // position, in one transaction. Returns the new items.
+    Expected<QVector<SweepItem>> append(qint64 sweepId, const QVector<PowerMode> &modes,
+                                        int repeats);
     // The newest sweep of a workload on a device, for --resume without an id.
     Expected<qint64> latest(const QString &device, const QString &workload);
     Status setState(qint64 id, const QString &state);

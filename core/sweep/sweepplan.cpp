@@ -12,8 +12,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
 {
     using Result = Expected<QVector<PowerMode>>;
     const auto bad = [&modeSet](const QString &why) {
-        return Result::failure(QStringLiteral("--modes '%1': %2; expected all, random:N or "
-                                              "grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
+        return Result::failure(QStringLiteral("--modes '%1': %2; expected all, random:N, "
+                                              "als:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
                                    .arg(modeSet, why),
                                ErrorKind::BadInput);
     };
@@ -34,6 +34,15 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
         std::shuffle(indices.begin(), indices.end(), rng);
         for (qint64 i = 0; i < count; ++i)
             modes.append(full.mode(indices[size_t(i)]));
+    } else if (modeSet.startsWith(QLatin1String("als:"))) {
+        // Adaptive: the first random modes now; active learning adds the rest as it goes.
+        bool ok = false;
+        const qint64 count = modeSet.mid(4).toLongLong(&ok);
+        if (!ok || count < kAdaptiveStart || count > full.size())
+            return bad(QStringLiteral("N must be between %1 and %2")
+                           .arg(kAdaptiveStart)
+                           .arg(full.size()));
+        return selectModes(device, QStringLiteral("random:%1").arg(kAdaptiveStart), seed);
     } else if (modeSet.startsWith(QLatin1String("grid:"))) {
         Expected<ModeSpace> grid = ModeSpace::subGrid(device, modeSet.mid(5));
         if (!grid)

@@ -16,6 +16,7 @@ struct SweepRunner::Worker
     int current = -1;  // index into m_record.items being measured, or -1
     int reconnects = 0;
     bool retired = false;
+    bool waiting = false;  // out of modes while an adaptive plan may still grow
     bool cooling = false;
     DeviceCall *streaming = nullptr;
     QElapsedTimer itemClock;
@@ -78,6 +79,8 @@ void SweepRunner::start()
                        .arg(m_queue.size())
                        .arg(m_workers.size()));
     m_sweeps.setState(m_sweepId, QStringLiteral("running"));
+    if (m_queue.empty() && m_extender)
+        appendChosenModes();  // an adaptive sweep resumed after its last planned mode
     if (m_queue.empty()) {
         for (auto &worker : m_workers)
             worker->retired = true;  // nothing to measure: no device needs to be reached
@@ -88,9 +91,20 @@ void SweepRunner::start()
         connectWorker(*worker);
 }
 
+void SweepRunner::wakeWaiting()
+{
+    for (auto &worker : m_workers) {
+        if (worker->waiting && !worker->retired) {
+            worker->waiting = false;
+            next(*worker);  // takes a mode handed back, asks for more, or retires
+        }
+    }
+}
+
 void SweepRunner::cancel()
 {
     m_cancelled = true;
+    wakeWaiting();  // they retire: nothing new starts after a cancel
     for (auto &worker : m_workers) {
         if (worker->streaming && worker->client)
             worker->client->stop(worker->streaming);
@@ -171,11 +185,18 @@ void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
 
 void SweepRunner::next(Worker &worker)
 {
+    if (!m_cancelled && m_queue.empty() && m_extender) {
+        worker.waiting = true;
+        extendPlan();  // hands out new modes, or retires every waiting worker, or waits
+        return;
+    }
     if (m_cancelled || m_queue.empty()) {
+        worker.waiting = false;
         worker.retired = true;
         maybeFinish();
         return;
     }
+    worker.waiting = false;
     worker.current = m_queue.front();
     m_queue.pop_front();
     if (m_predicted)
@@ -382,6 +403,7 @@ void SweepRunner::retire(Worker &worker, const QString &why)
     Q_EMIT message(QStringLiteral("%1: given up: %2").arg(worker.device.target, why));
     if (worker.client)
         worker.client->disconnectFromDevice();
+    wakeWaiting();
     maybeFinish();
 }
 
@@ -398,6 +420,58 @@ void SweepRunner::emitProgress(const Worker &worker)
     p.target = worker.device.target;
     p.livePowerW = worker.livePowerW;
     Q_EMIT progress(p);
+}
+
+int SweepRunner::appendChosenModes()
+{
+    Expected<QVector<PowerMode>> more = m_extender(m_record);
+    if (!more) {
+        Q_EMIT message(QStringLiteral("sweep %1: choosing more modes failed: %2")
+                           .arg(m_sweepId)
+                           .arg(more.error()));
+        return 0;
+    }
+    if (more->isEmpty())
+        return 0;  // converged: the plan is complete
+    Expected<QVector<SweepItem>> added = m_sweeps.append(m_sweepId, *more, m_record.plan.repeats);
+    if (!added) {
+        Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(added.error()));
+        return 0;
+    }
+    for (const SweepItem &item : *added) {
+        m_queue.push_back(int(m_record.items.size()));
+        m_record.items.append(item);
+        if (m_predicted)
+            m_predictedQueued += m_predicted(item.mode);
+    }
+    Q_EMIT message(QStringLiteral("sweep %1: %2 more modes chosen by active learning (%3 planned)")
+                       .arg(m_sweepId)
+                       .arg(more->size())
+                       .arg(m_record.items.size()));
+    return int(added->size());
+}
+
+bool SweepRunner::extendPlan()
+{
+    // Only once every device is idle: the choice of new modes uses every measurement.
+    for (const auto &worker : m_workers) {
+        if (!worker->retired && !worker->waiting)
+            return true;  // the busy one asks again when it runs out of modes
+    }
+    const bool grown = appendChosenModes() > 0;
+    for (auto &worker : m_workers) {
+        if (!worker->waiting || worker->retired)
+            continue;
+        worker->waiting = false;
+        if (grown) {
+            next(*worker);
+        } else {
+            worker->retired = true;
+        }
+    }
+    if (!grown)
+        maybeFinish();
+    return true;
 }
 
 double SweepRunner::remainingSeconds(double elapsed) const

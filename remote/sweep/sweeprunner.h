@@ -72,6 +72,13 @@ public:
         m_predicted = std::move(predicted);
     }
 
+    // For adaptive plans: called when every planned mode is done, with the sweep so far; the
+    // modes it returns are added to the stored plan and measured. Empty: the plan is complete.
+    void setPlanExtender(std::function<Expected<QVector<PowerMode>>(const SweepRecord &)> extender)
+    {
+        m_extender = std::move(extender);
+    }
+
     void start();
     // Stops taking new modes; the ones being measured are stopped too and stay pending.
     void cancel();
@@ -102,6 +109,9 @@ private:
     void retire(Worker &worker, const QString &why);
     void emitProgress(const Worker &worker);
     double remainingSeconds(double elapsed) const;
+    bool extendPlan();
+    int appendChosenModes();
+    void wakeWaiting();
     void maybeFinish();
 
     Store &m_store;
@@ -115,6 +125,7 @@ private:
     std::vector<std::unique_ptr<Worker>> m_workers;
     QElapsedTimer m_clock;
     std::function<double(const PowerMode &)> m_predicted;
+    std::function<Expected<QVector<PowerMode>>(const SweepRecord &)> m_extender;
     double m_predictedFinished = 0;  // predicted seconds of the modes finished in this run
     double m_predictedQueued = 0;  // predicted seconds of the modes waiting in m_queue
     int m_done = 0;

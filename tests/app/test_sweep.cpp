@@ -210,6 +210,28 @@ private Q_SLOTS:
         QCOMPARE(*connection->queryInt(QStringLiteral("SELECT count(*) FROM measurements")), 12);
     }
 
+    void adaptiveSweepGrowsByActiveLearning()
+    {
+        const QString db = fresh(QStringLiteral("als.sqlite"));
+        const QString state = fresh(QStringLiteral("sim"));
+        QStringList arguments = sweepArguments(db, 0, {QStringLiteral("--sim-state"), state});
+        arguments[arguments.indexOf(QStringLiteral("random:0"))] = QStringLiteral("als:40");
+        const CliResult r = runCli(arguments, 240000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // 20 random modes first, then two batches of 10 chosen from the predicted front.
+        QCOMPARE(r.err.count(QLatin1String("more modes chosen by active learning")), 2);
+        verifyExactlyOnce(db, 40);
+        // Resuming a complete adaptive sweep adds nothing.
+        const CliResult again = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
+                                        QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
+                                        QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                        QStringLiteral("--resume"), QStringLiteral("--sim-state"),
+                                        state},
+                                       60000);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+        verifyExactlyOnce(db, 40);
+    }
+
     void badModeSetIsBadInput()
     {
         const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"),

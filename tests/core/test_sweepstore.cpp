@@ -119,6 +119,36 @@ private Q_SLOTS:
         QCOMPARE(rows[0].minibatches, 30);
     }
 
+    void anAdaptivePlanGrows()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        SweepStore sweeps(*store);
+        SweepPlan p = plan(20, 2);
+        p.modeSet = QStringLiteral("als:30");
+        const qint64 id = sweeps.create(p).value();
+        const QVector<PowerMode> more = plan(25).modes.mid(20);
+        const Expected<QVector<SweepItem>> added = sweeps.append(id, more, 2);
+        QVERIFY2(added, qPrintable(added.error()));
+        QCOMPARE(added->size(), 10);
+        QCOMPARE(added->first().position, 40);  // after 20 modes x 2 repeats
+        QCOMPARE(added->at(1).repeat, 1);
+        const SweepRecord record = sweeps.load(id).value();
+        QCOMPARE(record.items.size(), 50);
+        QCOMPARE(record.plan.modes.size(), 25);
+        QCOMPARE(record.items.last().mode, more.last());
+        QVERIFY(!sweeps.append(4242, more, 1));
+    }
+
+    void adaptiveModeSetStartsWithRandomModes()
+    {
+        const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
+        const auto modes = SweepPlan::selectModes(spec, QStringLiteral("als:100"), 3);
+        QVERIFY(modes);
+        QCOMPARE(modes->size(), SweepPlan::kAdaptiveStart);
+        QVERIFY(!SweepPlan::selectModes(spec, QStringLiteral("als:5"), 3));  // below the start
+    }
+
     void unknownSweepIsBadInput()
     {
         auto store = freshStore();
