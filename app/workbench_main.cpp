@@ -3,7 +3,10 @@
 #include "devicetarget.h"
 #include "localprocesstransport.h"
 #include "mainwindow.h"
+#include "dialogsshprompts.h"
 #include "simulatorlauncher.h"
+#include "sshlaunch.h"
+#include "sshtransport.h"
 #include "store/store.h"
 #include "storesession.h"
 #include "util/appidentity.h"
@@ -22,21 +25,30 @@ using ptwb::LocalProcessTransport;
 
 namespace {
 
-// sim:KIND starts the simulated Jetson; SSH targets arrive with the SSH transport.
-Expected<LocalProcessTransport *> simulatorTransport(const QString &text)
+// sim:KIND starts the simulated Jetson; ssh://USER@HOST[:PORT] uploads and runs the agent,
+// asking the person through dialogs (host key, passphrase, password).
+Expected<ptwb::Transport *> deviceTransport(const QString &text, bool sudo, QWidget *window)
 {
+    using Result = Expected<ptwb::Transport *>;
     Expected<ptwb::DeviceTarget> target = ptwb::DeviceTarget::parse(text);
     if (!target)
-        return Expected<LocalProcessTransport *>::failure(target.error());
-    if (target->kind != ptwb::DeviceTarget::Kind::Simulated) {
-        return Expected<LocalProcessTransport *>::failure(
-            QStringLiteral("'%1': this build connects to simulated devices only (sim:orin-agx); "
-                           "SSH targets are not supported yet")
-                .arg(text));
+        return Result::failure(target.error());
+    if (target->kind == ptwb::DeviceTarget::Kind::Ssh) {
+        Expected<ptwb::SshLaunch> agent = ptwb::SshLaunches::agent();
+        if (!agent)
+            return Result::failure(agent.error());
+        ptwb::SshOptions options = ptwb::SshLaunches::optionsFor(*target);
+        options.launch = *agent;
+        options.useSudo = sudo;
+        options.prompts = std::make_shared<ptwb::ui::DialogSshPrompts>(window);
+        return new ptwb::SshTransport(options);
     }
     ptwb::SimulatorOptions options;
     options.deviceKind = target->deviceKind;
-    return ptwb::SimulatorLauncher::transport(options);
+    Expected<LocalProcessTransport *> local = ptwb::SimulatorLauncher::transport(options);
+    if (!local)
+        return Result::failure(local.error());
+    return static_cast<ptwb::Transport *>(*local);
 }
 
 }  // namespace
@@ -66,11 +78,15 @@ int main(int argc, char *argv[])
     const QCommandLineOption targetOption(
         QStringLiteral("target"),
         QStringLiteral("Device to connect to: sim:orin-agx, sim:xavier-agx, sim:orin-nano (a "
-                       "simulated Jetson), or offline (default: the last one used, else "
-                       "sim:orin-agx)."),
+                       "simulated Jetson), ssh://USER@HOST[:PORT], or offline (default: the "
+                       "last one used, else sim:orin-agx)."),
         QStringLiteral("TARGET"));
+    const QCommandLineOption sudoOption(
+        QStringLiteral("sudo"),
+        QStringLiteral("SSH device: run the agent through sudo -n (it needs root for clocks)."));
     parser.addOption(dbOption);
     parser.addOption(targetOption);
+    parser.addOption(sudoOption);
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
     parser.process(app);
@@ -101,7 +117,8 @@ int main(int argc, char *argv[])
               .toString();
     std::unique_ptr<ptwb::DeviceClient> device;
     if (targetText != QLatin1String("offline")) {
-        Expected<LocalProcessTransport *> transport = simulatorTransport(targetText);
+        Expected<ptwb::Transport *> transport =
+            deviceTransport(targetText, parser.isSet(sudoOption), &window);
         if (!transport) {
             std::fprintf(stderr, "--target: %s\n", qPrintable(transport.error()));
             return 2;
