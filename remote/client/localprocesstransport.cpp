@@ -1,11 +1,14 @@
 #include "localprocesstransport.h"
 
+#include <QTimer>
+
 namespace ptwb {
 
 namespace {
 
 constexpr int kLogLines = 50;
 constexpr int kStopGraceMs = 2000;
+constexpr int kCloseGraceMs = 10000;
 
 }  // namespace
 
@@ -68,8 +71,14 @@ void LocalProcessTransport::close()
     if (m_process.state() == QProcess::NotRunning)
         return;
     m_closing = true;
-    // EOF on stdin is the agent's signal to finish (after any armed revert has fired).
+    // EOF on stdin is the agent's signal to finish. One that does not within the grace period
+    // is hung (or waiting for an armed revert, which the next agent to start carries out if
+    // this one is gone: docs/device-protocol.md), and is killed so that closed() follows.
     m_process.closeWriteChannel();
+    QTimer::singleShot(kCloseGraceMs, this, [this] {
+        if (m_process.state() != QProcess::NotRunning && m_closing)
+            m_process.kill();
+    });
 }
 
 bool LocalProcessTransport::isOpen() const

@@ -161,7 +161,7 @@ void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
         maybeFinish();
         return;
     }
-    if (m_queue.empty()) {
+    if (m_queue.empty() && !m_extender) {
         worker.retired = true;  // nothing left for it; the others finish their modes
         maybeFinish();
         return;
@@ -210,8 +210,13 @@ void SweepRunner::checkTemperature(Worker &worker)
     Worker *w = &worker;
     DeviceCall *hello = worker.client->call(QStringLiteral("hello"));
     connect(hello, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
-        if (!reply.ok)
-            return;  // a lost connection arrives through onDisconnected
+        if (!reply.ok) {
+            // A lost connection arrives through onDisconnected; a device that stopped answering
+            // is disconnected, so that the same path requeues the mode and reconnects.
+            if (reply.error.code != QLatin1String("disconnected"))
+                w->client->disconnectFromDevice();
+            return;
+        }
         Expected<DeviceInfo> info = DeviceInfo::fromJson(reply.result);
         if (info && info->bootId != w->bootId) {
             // Rebooted between two modes without dropping us: start over with this mode.
