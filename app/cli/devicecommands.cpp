@@ -1,24 +1,20 @@
 #include "devicecommands.h"
 
 #include "deviceclient.h"
-#include "devicetarget.h"
-#include "localprocesstransport.h"
+#include "devicetargets.h"
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
-#include "simulatorlauncher.h"
-#include "sshlaunch.h"
-#include "sshtransport.h"
-#include "terminalprompts.h"
 #include "optimize/activeselection.h"
 #include "predict/powermodel.h"
+#include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QThread>
 #include <QJsonDocument>
+#include <QThread>
 
 namespace ptwb::cli {
 
@@ -65,237 +61,56 @@ Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QSt
     return spec;
 }
 
-void addSimulatorOptions(QCommandLineParser &parser)
+// Every mode of a device kind (empty for an unknown kind).
+QVector<PowerMode> allModes(const QString &kind)
 {
-    parser.addOption({QStringLiteral("sim-state"),
-                      QStringLiteral("Simulated device: its state directory."),
-                      QStringLiteral("DIR")});
-    parser.addOption({QStringLiteral("sim-speed"),
-                      QStringLiteral("Simulated device: device seconds per second (default 50)."),
-                      QStringLiteral("S")});
-    parser.addOption({QStringLiteral("sim-fault"),
-                      QStringLiteral("Simulated device: inject a fault (reject:FIELD=VALUE, "
-                                     "drop-after:N, reboot-after:N, throttle:F); repeatable."),
-                      QStringLiteral("SPEC")});
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    if (!spec)
+        return {};
+    const ModeSpace space(*spec);
+    QVector<PowerMode> modes;
+    modes.reserve(int(space.size()));
+    for (qint64 i = 0; i < space.size(); ++i)
+        modes.append(space.mode(i));
+    return modes;
 }
 
-// Waits for a call in a local event loop (the command line has nothing else to do).
-DeviceReply await(DeviceCall *call)
-{
-    DeviceReply reply;
-    QEventLoop loop;
-    QObject::connect(call, &DeviceCall::finished, &loop, [&](const DeviceReply &r) {
-        reply = r;
-        loop.quit();
-    });
-    loop.exec();
-    return reply;
-}
-
-// Connects and waits for hello, or for the reason it failed.
-Expected<DeviceInfo> connectAndGreet(DeviceClient &client)
-{
-    QEventLoop loop;
-    QString failure;
-    QObject::connect(&client, &DeviceClient::ready, &loop, &QEventLoop::quit);
-    QObject::connect(&client, &DeviceClient::disconnected, &loop,
-                     [&](const QString &reason) {
-                         failure = reason;
-                         loop.quit();
-                     });
-    client.connectToDevice();
-    loop.exec();
-    if (!client.isReady())
-        return Expected<DeviceInfo>::failure(QStringLiteral("cannot reach %1: %2")
-                                                 .arg(client.transport()->description(), failure));
-    return client.info();
-}
-
-void addSshOptions(QCommandLineParser &parser)
-{
-    parser.addOption({QStringLiteral("kind"),
-                      QStringLiteral("SSH device: its kind, checked against what it reports "
-                                     "(default orin-agx)."),
-                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
-    parser.addOption({QStringLiteral("sudo"),
-                      QStringLiteral("SSH device: run the agent through sudo -n (it needs root "
-                                     "to change clocks).")});
-    parser.addOption({QStringLiteral("identity"),
-                      QStringLiteral("SSH device: a private key to try first; repeatable."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("known-hosts"),
-                      QStringLiteral("SSH device: known_hosts file (default ~/.ssh/known_hosts)."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("ssh-config"),
-                      QStringLiteral("SSH device: ssh config file (default ~/.ssh/config)."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("accept-new-host-key"),
-                      QStringLiteral("SSH device: trust a host seen for the first time without "
-                                     "asking (a changed key is refused all the same).")});
-    parser.addOption({QStringLiteral("remote-simulator"),
-                      QStringLiteral("SSH device: the SSH host runs the simulated Jetson of this "
-                                     "KIND from this installation (tests and demos)."),
-                      QStringLiteral("KIND")});
-}
-
-SimulatorOptions simulatorOptions(const QCommandLineParser &parser, const QString &kind,
-                                  int index, int count, double defaultSpeed)
-{
-    SimulatorOptions options;
-    options.deviceKind = kind;
-    const QString base = parser.isSet(QStringLiteral("sim-state"))
-        ? parser.value(QStringLiteral("sim-state"))
-        : SimulatorLauncher::defaultStateDirectory(kind);
-    options.stateDirectory = count > 1 ? QStringLiteral("%1/%2").arg(base).arg(index + 1) : base;
-    options.speed = parser.isSet(QStringLiteral("sim-speed"))
-        ? parser.value(QStringLiteral("sim-speed")).toDouble()
-        : defaultSpeed;
-    options.faults = parser.values(QStringLiteral("sim-fault"));
-    options.seed = quint64(index + 1);
-    return options;
-}
-
-// A device behind ssh://: the agent uploaded and run there (or, for tests, the simulator).
-Expected<SweepDevice> sshDevice(const QCommandLineParser &parser, const DeviceTarget &target,
-                                int index, int count, double defaultSpeed)
-{
-    SshOptions ssh = SshLaunches::optionsFor(target);
-    Expected<SshLaunch> launch = parser.isSet(QStringLiteral("remote-simulator"))
-        ? SshLaunches::simulator(simulatorOptions(
-              parser, parser.value(QStringLiteral("remote-simulator")), index, count,
-              defaultSpeed))
-        : SshLaunches::agent();
-    if (!launch)
-        return Expected<SweepDevice>::failure(launch.error());
-    ssh.launch = *launch;
-    ssh.useSudo = parser.isSet(QStringLiteral("sudo"));
-    ssh.identityFiles = parser.values(QStringLiteral("identity"));
-    if (parser.isSet(QStringLiteral("known-hosts")))
-        ssh.knownHostsPath = parser.value(QStringLiteral("known-hosts"));
-    if (parser.isSet(QStringLiteral("ssh-config")))
-        ssh.configPath = parser.value(QStringLiteral("ssh-config"));
-    ssh.prompts =
-        std::make_shared<TerminalPrompts>(parser.isSet(QStringLiteral("accept-new-host-key")));
-    const QString name = count > 1 ? QStringLiteral("%1#%2").arg(target.toString()).arg(index + 1)
-                                   : target.toString();
-    return SweepDevice {name, [ssh]() -> Transport * { return new SshTransport(ssh); }};
-}
-
-// One SweepDevice per --target; simulated devices get a state directory each.
-Expected<QVector<SweepDevice>> sweepDevices(const QCommandLineParser &parser, QString *kind,
-                                            QString *display, double defaultSpeed = 50)
-{
-    using Result = Expected<QVector<SweepDevice>>;
-    QVector<SweepDevice> devices;
-    QStringList names;
-    const QStringList targets =
-        parser.values(QStringLiteral("target")).join(QLatin1Char(',')).split(QLatin1Char(','));
-    for (int i = 0; i < targets.size(); ++i) {
-        Expected<DeviceTarget> target = DeviceTarget::parse(targets[i].trimmed());
-        if (!target)
-            return Result::failure(QStringLiteral("--target: %1").arg(target.error()),
-                                   ErrorKind::BadInput);
-        if (target->kind == DeviceTarget::Kind::Ssh) {
-            Expected<SweepDevice> device =
-                sshDevice(parser, *target, i, int(targets.size()), defaultSpeed);
-            if (!device)
-                return Result::failure(device.error(), device.errorKind());
-            const QString sshKind = parser.isSet(QStringLiteral("remote-simulator"))
-                ? parser.value(QStringLiteral("remote-simulator"))
-                : parser.value(QStringLiteral("kind"));
-            if (!kind->isEmpty() && *kind != sshKind)
-                return Result::failure(QStringLiteral("--target: a fleet must be of one kind"),
-                                       ErrorKind::BadInput);
-            *kind = sshKind;
-            names.append(device->target);
-            devices.append(*device);
-            continue;
-        }
-        if (!kind->isEmpty() && *kind != target->deviceKind) {
-            return Result::failure(QStringLiteral("--target: a fleet must be of one kind, not "
-                                                  "%1 and %2")
-                                       .arg(*kind, target->deviceKind),
-                                   ErrorKind::BadInput);
-        }
-        *kind = target->deviceKind;
-        const SimulatorOptions options =
-            simulatorOptions(parser, target->deviceKind, i, int(targets.size()), defaultSpeed);
-        if (!(options.speed >= 1 && options.speed <= 10000)) {
-            return Result::failure(QStringLiteral("--sim-speed: expected 1..10000"),
-                                   ErrorKind::BadInput);
-        }
-        const QString name = targets.size() > 1
-            ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
-            : target->toString();
-        names.append(name);
-        // Checked once here, so that a missing simulator is an error now, not a retry loop.
-        Expected<LocalProcessTransport *> first = SimulatorLauncher::transport(options);
-        if (!first)
-            return Result::failure(first.error());
-        delete *first;
-        devices.append({name, [options]() -> Transport * {
-                            Expected<LocalProcessTransport *> transport =
-                                SimulatorLauncher::transport(options);
-                            if (transport)
-                                return *transport;
-                            // Gone since the check (state directory removed): an agent that
-                            // exits at once with the reason keeps the runner's error path.
-                            return new LocalProcessTransport(
-                                QStringLiteral("python3"),
-                                {QStringLiteral("-c"), QStringLiteral("import sys; sys.exit(1)")},
-                                transport.error());
-                        }});
-    }
-    *display = names.join(QLatin1Char(','));
-    return devices;
-}
-
-// How long profiling each planned mode should take by the workload's newest model, if it has
-// one: its predicted minibatch time for every minibatch, plus a few seconds to settle.
+// How long profiling a mode should take by the workload's newest model, if it has one: its
+// predicted minibatch time for every minibatch, plus a few seconds to settle. Every mode of the
+// device, so the modes an adaptive sweep adds later have a prediction too.
 std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
-                                                                   SweepStore &sweeps,
-                                                                   qint64 sweepId)
+                                                                   const SweepRecord &record)
 {
     constexpr double kSettleSeconds = 3;
-    Expected<SweepRecord> record = sweeps.load(sweepId);
-    if (!record)
-        return nullptr;
     Expected<ModelRecord> model =
-        store.latestModel(record->plan.deviceKind, record->plan.workload, QString());
+        store.latestModel(record.plan.deviceKind, record.plan.workload, QString());
     if (!model)
         return nullptr;
     Expected<PowerModel> predictor = PowerModel::fromRecord(*model);
     if (!predictor)
         return nullptr;
-    const ModePredictions predicted = predictor->predict(record->plan.modes);
+    const QVector<PowerMode> modes = allModes(record.plan.deviceKind);
+    const ModePredictions predicted = predictor->predict(modes);
     auto seconds = std::make_shared<QHash<PowerMode, double>>();
-    for (int i = 0; i < record->plan.modes.size(); ++i) {
-        seconds->insert(record->plan.modes[i],
-                        record->plan.minibatches * predicted.timeMs[i] / 1000 + kSettleSeconds);
-    }
+    for (int i = 0; i < modes.size(); ++i)
+        seconds->insert(modes[i], record.plan.minibatches * predicted.timeMs[i] / 1000 +
+                                      kSettleSeconds);
     return seconds;
 }
 
 // For --modes als:N: active learning picks the next batch from every measurement of the
 // workload on the device, until N modes are planned or the front has nothing new.
 std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
-adaptiveExtender(Store &store, SweepStore &sweeps, qint64 sweepId)
+adaptiveExtender(Store &store, const SweepRecord &record)
 {
-    Expected<SweepRecord> record = sweeps.load(sweepId);
-    if (!record || !record->plan.modeSet.startsWith(QLatin1String("als:")))
+    if (!record.plan.modeSet.startsWith(QLatin1String("als:")))
         return nullptr;
-    const int limit = record->plan.modeSet.mid(4).toInt();
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(record->plan.deviceKind);
-    if (!spec)
+    const int limit = record.plan.modeSet.mid(4).toInt();
+    const QVector<PowerMode> candidates = allModes(record.plan.deviceKind);
+    if (candidates.isEmpty())
         return nullptr;
-    const ModeSpace space(*spec);
-    QVector<PowerMode> candidates;
-    candidates.reserve(int(space.size()));
-    for (qint64 i = 0; i < space.size(); ++i)
-        candidates.append(space.mode(i));
     return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
-        const QSet<PowerMode> planned(sweep.plan.modes.cbegin(), sweep.plan.modes.cend());
-        QSet<PowerMode> seen = planned;
+        QSet<PowerMode> seen;  // planned so far, whatever became of them
         for (const SweepItem &item : sweep.items)
             seen.insert(item.mode);
         const int room = limit - int(seen.size());
@@ -343,8 +158,8 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                                      "{\"kind\":\"command\",\"argv\":[...]}."),
                       QStringLiteral("WORKLOAD")});
     parser.addOption({QStringLiteral("device"),
-                      QStringLiteral("Device name in the store (default: the target's kind; "
-                                     "simulated-KIND for a simulated one)."),
+                      QStringLiteral("Device name in the store (default: the target's kind, "
+                                     "or simulated-KIND for a simulated one)."),
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("resume"),
                       QStringLiteral("Go on with the newest sweep of this workload and device: "
@@ -366,15 +181,15 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     const bool resume = parser.isSet(QStringLiteral("resume"));
     if (!resume && !parser.isSet(QStringLiteral("modes")))
         return output.badUsage(QStringLiteral("sweep: --modes is required (or --resume)"));
-    QString kind;
-    QString targets;
-    Expected<QVector<SweepDevice>> devices = sweepDevices(parser, &kind, &targets);
-    if (!devices)
-        return output.fail(devices.error(), devices.errorKind());
+    Expected<TargetDevices> targets = targetDevices(parser, SimulatorOptions().speed);
+    if (!targets)
+        return output.fail(targets.error(), targets.errorKind());
+    const QString kind = targets->kind;
     const QString workload = parser.value(QStringLiteral("workload"));
+    // Measurements of a simulated device never pass for a real one's.
     const QString device = parser.isSet(QStringLiteral("device"))
         ? parser.value(QStringLiteral("device"))
-        : QStringLiteral("simulated-") + kind;
+        : (targets->simulated ? QStringLiteral("simulated-") + kind : kind);
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
@@ -398,7 +213,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         plan.device = device;
         plan.deviceKind = kind;
         plan.workload = workload;
-        plan.target = targets;
+        plan.target = targets->display;
         plan.modeSet = parser.value(QStringLiteral("modes"));
         plan.run = QString::fromUtf8(QJsonDocument(run->toJson()).toJson(QJsonDocument::Compact));
         plan.minibatches = parser.value(QStringLiteral("minibatches")).toInt(&ok);
@@ -421,10 +236,13 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         sweepId = *created;
     }
 
-    SweepRunner runner(**store, sweepId, *devices, SweepRunner::Options());
-    if (auto extender = adaptiveExtender(**store, sweeps, sweepId))
+    Expected<SweepRecord> planned = sweeps.load(sweepId);
+    if (!planned)
+        return output.fail(planned.error(), planned.errorKind());
+    SweepRunner runner(**store, sweepId, targets->devices, SweepRunner::Options());
+    if (auto extender = adaptiveExtender(**store, *planned))
         runner.setPlanExtender(extender);
-    if (auto predicted = predictedProfileSeconds(**store, sweeps, sweepId)) {
+    if (auto predicted = predictedProfileSeconds(**store, *planned)) {
         runner.setPredictedSeconds([predicted](const PowerMode &mode) {
             return predicted->value(mode, 0.0);
         });
@@ -523,12 +341,11 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const int seconds = parser.value(QStringLiteral("confirm-within")).toInt(&ok);
     if (!ok || seconds < 5 || seconds > 3600)
         return output.badUsage(QStringLiteral("--confirm-within: expected 5..3600 seconds"));
-    QString kind;
-    QString display;
-    Expected<QVector<SweepDevice>> devices = sweepDevices(parser, &kind, &display, 1.0);
-    if (!devices)
-        return output.fail(devices.error(), devices.errorKind());
-    if (devices->size() != 1)
+    Expected<TargetDevices> targets = targetDevices(parser, 1.0);
+    if (!targets)
+        return output.fail(targets.error(), targets.errorKind());
+    const QString kind = targets->kind;
+    if (targets->devices.size() != 1)
         return output.badUsage(QStringLiteral("--target: apply takes one device"));
     Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
     if (!spec)
@@ -536,7 +353,7 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
     if (!mode)
         return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
-    const SweepDevice &device = devices->first();
+    const SweepDevice &device = targets->devices.first();
     // The deadline as the desktop sees it: a simulated device may run its clock faster (apply
     // runs no workload, so its simulated device keeps real time unless told otherwise).
     const double speed = parser.isSet(QStringLiteral("sim-speed"))
@@ -545,23 +362,24 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const qint64 deadlineMs = qint64(seconds * 1000.0 / speed);
 
     // 1. Arm the device-side revert, then apply.
-    DeviceClient first(device.makeTransport());
-    Expected<DeviceInfo> info = connectAndGreet(first);
-    if (!info)
-        return output.fail(info.error(), ErrorKind::Failed);
-    const PowerMode previous = info->mode;
+    Expected<std::unique_ptr<DeviceClient>> connected = connectClient(device);
+    if (!connected)
+        return output.fail(connected.error(), ErrorKind::Failed);
+    // Kept until the end: its agent stays only to revert if nobody confirms.
+    const std::unique_ptr<DeviceClient> first = std::move(connected).value();
+    const PowerMode previous = first->info().mode;
     if (previous == *mode) {
         output.line(QStringLiteral("%1 is already in %2").arg(device.target, mode->toCanonical()));
         return kExitOk;
     }
-    const DeviceReply armed = await(first.armRevert(seconds));
+    const DeviceReply armed = await(first->armRevert(seconds));
     if (!armed.ok)
         return output.fail(QStringLiteral("arm_revert: %1").arg(armed.error.text()),
                            ErrorKind::Failed);
     const QString token = armed.result.value(QLatin1String("token")).toString();
     QElapsedTimer sinceArmed;
     sinceArmed.start();
-    const DeviceReply applied = await(first.applyMode(*mode));
+    const DeviceReply applied = await(first->applyMode(*mode));
     if (!applied.ok) {
         return output.fail(QStringLiteral("%1 refused %2: %3; the armed revert keeps it in %4")
                                .arg(device.target, mode->toCanonical(), applied.error.text(),
@@ -574,26 +392,26 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
                         .arg(seconds)
                  << Qt::endl;
     // The first connection ends; its agent stays only to revert if nobody confirms.
-    first.disconnectFromDevice();
+    first->disconnectFromDevice();
 
     // 2. Reconnect: a mode that cuts the device off cannot be confirmed, so it reverts.
     QString lastError;
     while (sinceArmed.elapsed() < deadlineMs) {
-        DeviceClient second(device.makeTransport());
-        Expected<DeviceInfo> again = connectAndGreet(second);
-        if (!again) {
-            lastError = again.error();
+        Expected<std::unique_ptr<DeviceClient>> second = connectClient(device);
+        if (!second) {
+            lastError = second.error();
             QThread::msleep(100);
             continue;
         }
-        if (!(again->mode == *mode)) {
-            lastError = QStringLiteral("the device reports %1").arg(again->mode.toCanonical());
+        const PowerMode now = (*second)->info().mode;
+        if (!(now == *mode)) {
+            lastError = QStringLiteral("the device reports %1").arg(now.toCanonical());
             break;
         }
         QJsonObject fields;
         if (!token.isEmpty())
             fields.insert(QStringLiteral("token"), token);
-        const DeviceReply confirmed = await(second.call(QStringLiteral("confirm"), fields));
+        const DeviceReply confirmed = await((*second)->call(QStringLiteral("confirm"), fields));
         if (confirmed.ok) {
             if (output.json()) {
                 output.object({{QStringLiteral("mode"), mode->toCanonical()},
@@ -618,14 +436,12 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const qint64 lookUntil = deadlineMs + qMax<qint64>(5000, deadlineMs);
     QThread::msleep(ulong(qMax<qint64>(0, deadlineMs - sinceArmed.elapsed())));
     while (sinceArmed.elapsed() < lookUntil) {
-        DeviceClient look(device.makeTransport());
-        Expected<DeviceInfo> after = connectAndGreet(look);
-        if (after && after->mode == previous) {
-            now = after->mode.toCanonical();
-            break;
+        Expected<std::unique_ptr<DeviceClient>> look = connectClient(device);
+        if (look) {
+            now = (*look)->info().mode.toCanonical();
+            if ((*look)->info().mode == previous)
+                break;
         }
-        if (after)
-            now = after->mode.toCanonical();
         QThread::msleep(200);
     }
     return output.fail(QStringLiteral("%1: %2 was not confirmed within %3 s; the device is in %4 "

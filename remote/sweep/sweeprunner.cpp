@@ -122,9 +122,18 @@ void SweepRunner::connectWorker(Worker &worker)
     if (worker.client) {
         worker.client->disconnect(this);
         worker.client->deleteLater();
+        worker.client = nullptr;
     }
-    worker.client = new DeviceClient(worker.device.makeTransport(), this);
     Worker *w = &worker;
+    Expected<Transport *> transport = worker.device.makeTransport();
+    if (!transport) {
+        // The same path as a connection that drops: counted, retried, given up in the end.
+        QTimer::singleShot(0, this, [this, w, reason = transport.error()] {
+            onDisconnected(*w, reason);
+        });
+        return;
+    }
+    worker.client = new DeviceClient(*transport, this);
     connect(worker.client, &DeviceClient::ready, this,
             [this, w](const DeviceInfo &info) { onReady(*w, info); });
     connect(worker.client, &DeviceClient::disconnected, this,

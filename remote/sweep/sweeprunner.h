@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/sweepstore.h"
+#include "util/expected.h"
 #include "wire.h"
 
 #include <QElapsedTimer>
@@ -19,11 +20,11 @@ class Store;
 class Transport;
 
 // One device of a sweep: a name for logs and the store, and how to reach it (called again for
-// every reconnect, so it returns a fresh transport each time).
+// every reconnect, so it returns a fresh transport each time, or why there is none).
 struct SweepDevice
 {
     QString target;
-    std::function<Transport *()> makeTransport;
+    std::function<Expected<Transport *>()> makeTransport;
 };
 
 struct SweepProgress

@@ -232,6 +232,33 @@ private Q_SLOTS:
         verifyExactlyOnce(db, 40);
     }
 
+    void anUnreachableRealDeviceKeepsItsPlanUnderItsOwnName()
+    {
+        // Port 1 refuses: the plan is stored, every connect fails, the sweep stops resumable.
+        // Its measurements are a real device's: not filed under a simulated one's name.
+        const QString db = fresh(QStringLiteral("unreachable.sqlite"));
+        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
+                                    QStringLiteral("--target"),
+                                    QStringLiteral("ssh://nobody@127.0.0.1:1"),
+                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                    QStringLiteral("--modes"), QStringLiteral("random:3"),
+                                    QStringLiteral("--known-hosts"),
+                                    fresh(QStringLiteral("known_hosts"))},
+                                   120000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("given up")), qPrintable(r.err));
+        QVERIFY2(r.out.contains(QLatin1String("--resume")), qPrintable(r.out));
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        auto name = connection->prepare(QStringLiteral(
+            "SELECT d.name FROM sweeps s JOIN devices d ON d.id = s.device_id"));
+        QVERIFY(name && *name->step());
+        QCOMPARE(name->columnText(0), QStringLiteral("orin-agx"));
+        QCOMPARE(*connection->queryInt(
+                     QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'pending'")),
+                 3);
+    }
+
     void badModeSetIsBadInput()
     {
         const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"),

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "command.h"
+#include "sweeprunner.h"
+
+namespace ptwb {
+class DeviceClient;
+struct DeviceReply;
+class DeviceCall;
+}  // namespace ptwb
+
+namespace ptwb::cli {
+
+// --target for the device commands: sim:KIND (the simulated Jetson, with --sim-* options) and
+// ssh://USER@HOST[:PORT] (with the SSH options), several separated by commas for a fleet.
+void addSimulatorOptions(QCommandLineParser &parser);
+void addSshOptions(QCommandLineParser &parser);
+
+struct TargetDevices
+{
+    QVector<SweepDevice> devices;
+    QString kind;  // the one device kind of them all
+    QString display;  // their names, comma separated
+    bool simulated = true;  // all of them simulated (sim:, or ssh:// with --remote-simulator)
+};
+
+// One SweepDevice per --target; several simulated devices get a state directory each.
+// `defaultSpeed` is the simulator's clock when --sim-speed is not given.
+Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double defaultSpeed);
+
+// For the commands that talk to one device step by step: wait in a local event loop.
+DeviceReply await(DeviceCall *call);
+// Connects a new client and waits for hello, or for the reason it failed.
+Expected<std::unique_ptr<DeviceClient>> connectClient(const SweepDevice &device);
+
+}  // namespace ptwb::cli
