@@ -20,6 +20,7 @@ struct SweepRunner::Worker
     bool cooling = false;
     DeviceCall *streaming = nullptr;
     QElapsedTimer itemClock;
+    QElapsedTimer profileClock;
     double profileSeconds = 0;
     double livePowerW = 0;
 };
@@ -220,15 +221,15 @@ void SweepRunner::checkTemperature(Worker &worker)
     DeviceCall *hello = worker.client->call(QStringLiteral("hello"));
     connect(hello, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
         if (!reply.ok) {
-            // A lost connection arrives through onDisconnected; a device that stopped answering
-            // is disconnected, so that the same path requeues the mode and reconnects.
-            if (reply.error.code != QLatin1String("disconnected"))
+            // Whatever went wrong with a plain hello, the connection is not to be trusted.
+            if (!connectionTrouble(*w, reply))
                 w->client->disconnectFromDevice();
             return;
         }
         Expected<DeviceInfo> info = DeviceInfo::fromJson(reply.result);
         if (info && info->bootId != w->bootId) {
             // Rebooted between two modes without dropping us: start over with this mode.
+            requeueCurrent(*w);
             onReady(*w, *info);
             return;
         }
@@ -266,12 +267,8 @@ void SweepRunner::applyCurrent(Worker &worker)
             profileCurrent(*w);
             return;
         }
-        const QString &code = reply.error.code;
-        if (code == QLatin1String("disconnected") || code == QLatin1String("timeout")) {
-            if (code == QLatin1String("timeout"))
-                w->client->disconnectFromDevice();
-            return;  // onDisconnected requeues and reconnects
-        }
+        if (connectionTrouble(*w, reply))
+            return;
         // The device refused or mis-applied it: record why, and go on with the next mode.
         failItem(*w, reply.error.text());
     });
@@ -280,8 +277,7 @@ void SweepRunner::applyCurrent(Worker &worker)
 void SweepRunner::profileCurrent(Worker &worker)
 {
     Worker *w = &worker;
-    QElapsedTimer *clock = new QElapsedTimer;
-    clock->start();
+    worker.profileClock.start();
     DeviceCall *profile = worker.client->call(
         QStringLiteral("profile"),
         {{QStringLiteral("workload"), m_workload.toJson()},
@@ -295,9 +291,8 @@ void SweepRunner::profileCurrent(Worker &worker)
                     emitProgress(*w);
                 }
             });
-    connect(profile, &DeviceCall::finished, this, [this, w, clock](const DeviceReply &reply) {
-        w->profileSeconds = clock->nsecsElapsed() / 1e9;
-        delete clock;
+    connect(profile, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
+        w->profileSeconds = w->profileClock.nsecsElapsed() / 1e9;
         w->streaming = nullptr;
         if (reply.ok) {
             Expected<ProfileResult> result = ProfileResult::fromJson(reply.result);
@@ -307,20 +302,27 @@ void SweepRunner::profileCurrent(Worker &worker)
                 retryOrFail(*w, result.error());
             return;
         }
-        const QString &code = reply.error.code;
-        if (code == QLatin1String("stopped") || code == QLatin1String("disconnected") ||
-            code == QLatin1String("timeout")) {
+        if (connectionTrouble(*w, reply))
+            return;
+        if (reply.error.code == QLatin1String("stopped")) {  // cancelled: it stays pending
             requeueCurrent(*w);
-            if (code == QLatin1String("timeout"))
-                w->client->disconnectFromDevice();
-            else if (code == QLatin1String("stopped"))
-                next(*w);
+            next(*w);
             return;
         }
         // The workload failed or the run was unusable: may be passing (a busy device, power
         // that never settled), so the mode gets another try before it counts as failed.
         retryOrFail(*w, reply.error.text());
     });
+}
+
+bool SweepRunner::connectionTrouble(Worker &worker, const DeviceReply &reply)
+{
+    if (reply.error.code == QLatin1String("timeout")) {
+        worker.client->disconnectFromDevice();  // stopped answering: drop it, reconnect
+        return true;
+    }
+    // A lost connection: onDisconnected requeues the mode and reconnects.
+    return reply.error.code == QLatin1String("disconnected");
 }
 
 void SweepRunner::retryOrFail(Worker &worker, const QString &reason)

@@ -16,6 +16,7 @@
 namespace ptwb {
 
 class DeviceClient;
+struct DeviceReply;
 class Store;
 class Transport;
 
@@ -106,6 +107,8 @@ private:
     void finishItem(Worker &worker, const ProfileResult &result);
     void failItem(Worker &worker, const QString &reason);
     void retryOrFail(Worker &worker, const QString &reason);
+    // A dropped or silent connection: true when the reply is that (handled by reconnecting).
+    bool connectionTrouble(Worker &worker, const DeviceReply &reply);
     void requeueCurrent(Worker &worker);
     void retire(Worker &worker, const QString &why);
     void emitProgress(const Worker &worker);
