@@ -1,9 +1,9 @@
 // powertrain-workbench: the window. Parses its few options and wires the pieces together.
 #include "deviceclient.h"
 #include "devicetarget.h"
+#include "dialogsshprompts.h"
 #include "localprocesstransport.h"
 #include "mainwindow.h"
-#include "dialogsshprompts.h"
 #include "simulatorlauncher.h"
 #include "sshlaunch.h"
 #include "sshtransport.h"
@@ -113,7 +113,8 @@ int main(int argc, char *argv[])
 
     const QString targetText = parser.isSet(targetOption)
         ? parser.value(targetOption)
-        : QSettings().value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
+        : QSettings()
+              .value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
               .toString();
     std::unique_ptr<ptwb::DeviceClient> device;
     if (targetText != QLatin1String("offline")) {

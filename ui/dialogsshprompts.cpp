@@ -30,9 +30,9 @@ bool DialogSshPrompts::acceptUnknownHost(const QString &host, int port, const QS
         QMessageBox box(QMessageBox::Question, tr("Unknown device"),
                         tr("<p>This is the first connection to <b>%1:%2</b>.</p>"
                            "<p>It identifies itself with the %3 key<br><tt>%4</tt></p>"
-                           "<p>Compare it with the device's own fingerprint "
-                           "(<tt>ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub</tt> on the "
-                           "device). Trust it and remember it?</p>")
+                           "<p>Compare it with the fingerprint the device itself prints "
+                           "for</p><pre>ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub</pre>"
+                           "<p>Trust it and remember it?</p>")
                             .arg(host.toHtmlEscaped())
                             .arg(port)
                             .arg(keyType.toHtmlEscaped(), sha256Fingerprint.toHtmlEscaped()),

@@ -48,9 +48,8 @@ struct Step
                          QStringList {QStringLiteral("--json")},
                      jsonOut, jsonErr);
             jsonOut.flush();
-            *json = QJsonDocument::fromJson(machine.trimmed().split(QLatin1Char('\n'))
-                                                .constLast()
-                                                .toUtf8())
+            *json = QJsonDocument::fromJson(
+                        machine.trimmed().split(QLatin1Char('\n')).constLast().toUtf8())
                         .object();
         }
         // Progress lines go to stderr; keep only the last few so the story stays readable.
@@ -110,9 +109,12 @@ int DemoCommand::run(const QCommandLineParser &parser, Output &output) const
     output.line(QStringLiteral("== %1. Reference corpus: ResNet-18 on 4,368 modes, simulated")
                     .arg(++step.number));
     const QStringList corpusArguments {*scripts + QStringLiteral("/simulator/corpus.py"),
-                                       QStringLiteral("--device"), QStringLiteral("orin-agx"),
-                                       QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                                       QStringLiteral("--out"), corpus};
+                                       QStringLiteral("--device"),
+                                       QStringLiteral("orin-agx"),
+                                       QStringLiteral("--workload"),
+                                       QStringLiteral("resnet18"),
+                                       QStringLiteral("--out"),
+                                       corpus};
     output.line(QStringLiteral("$ python3 %1").arg(corpusArguments.join(QLatin1Char(' '))));
     QProcess generator;
     generator.start(QStringLiteral("python3"), corpusArguments);
@@ -122,12 +124,11 @@ int DemoCommand::run(const QCommandLineParser &parser, Output &output) const
                            ErrorKind::Failed);
     }
     QJsonObject recommendation;
-    const bool ok =
-        step.run(QStringLiteral("Store it"),
-                 {QStringLiteral("import"), corpus, QStringLiteral("--db"), db,
-                  QStringLiteral("--device"), QStringLiteral("simulated-orin-agx"),
-                  QStringLiteral("--kind"), QStringLiteral("orin-agx"), QStringLiteral("--workload"),
-                  QStringLiteral("resnet18")}) &&
+    const bool ok = step.run(QStringLiteral("Store it"),
+                             {QStringLiteral("import"), corpus, QStringLiteral("--db"), db,
+                              QStringLiteral("--device"), QStringLiteral("simulated-orin-agx"),
+                              QStringLiteral("--kind"), QStringLiteral("orin-agx"),
+                              QStringLiteral("--workload"), QStringLiteral("resnet18")}) &&
         step.run(QStringLiteral("Train the reference model"),
                  {QStringLiteral("train"), QStringLiteral("--db"), db, QStringLiteral("--workload"),
                   QStringLiteral("resnet18")}) &&

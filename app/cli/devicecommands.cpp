@@ -79,7 +79,7 @@ QVector<PowerMode> allModes(const QString &kind)
 // predicted minibatch time for every minibatch, plus a few seconds to settle. Every mode of the
 // device, so the modes an adaptive sweep adds later have a prediction too.
 std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
-                                                                   const SweepRecord &record)
+                                                                  const SweepRecord &record)
 {
     constexpr double kSettleSeconds = 3;
     Expected<ModelRecord> model =
@@ -93,8 +93,8 @@ std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
     const ModePredictions predicted = predictor->predict(modes);
     auto seconds = std::make_shared<QHash<PowerMode, double>>();
     for (int i = 0; i < modes.size(); ++i)
-        seconds->insert(modes[i], record.plan.minibatches * predicted.timeMs[i] / 1000 +
-                                      kSettleSeconds);
+        seconds->insert(modes[i],
+                        record.plan.minibatches * predicted.timeMs[i] / 1000 + kSettleSeconds);
     return seconds;
 }
 
@@ -120,10 +120,9 @@ adaptiveExtender(Store &store, const SweepRecord &record)
             store.measurements(sweep.plan.device, sweep.plan.workload);
         if (!rows)
             return Expected<QVector<PowerMode>>::failure(rows.error());
-        return ActiveSelection::next(sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows),
-                                     candidates, seen,
-                                     std::min(room, int(SweepPlan::kAdaptiveBatch)),
-                                     sweep.plan.seed + quint64(seen.size()));
+        return ActiveSelection::next(
+            sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows), candidates, seen,
+            std::min(room, int(SweepPlan::kAdaptiveBatch)), sweep.plan.seed + quint64(seen.size()));
     };
 }
 
@@ -243,9 +242,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     if (auto extender = adaptiveExtender(**store, *planned))
         runner.setPlanExtender(extender);
     if (auto predicted = predictedProfileSeconds(**store, *planned)) {
-        runner.setPredictedSeconds([predicted](const PowerMode &mode) {
-            return predicted->value(mode, 0.0);
-        });
+        runner.setPredictedSeconds(
+            [predicted](const PowerMode &mode) { return predicted->value(mode, 0.0); });
     }
     QEventLoop loop;
     bool complete = false;
@@ -281,12 +279,11 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
                              << Qt::endl;
             });
     }
-    QObject::connect(&runner, &SweepRunner::finished, &loop,
-                     [&](bool ok, const QString &text) {
-                         complete = ok;
-                         summary = text;
-                         loop.quit();
-                     });
+    QObject::connect(&runner, &SweepRunner::finished, &loop, [&](bool ok, const QString &text) {
+        complete = ok;
+        summary = text;
+        loop.quit();
+    });
     QElapsedTimer clock;
     clock.start();
     QMetaObject::invokeMethod(&runner, &SweepRunner::start, Qt::QueuedConnection);

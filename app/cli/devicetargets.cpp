@@ -14,8 +14,8 @@ namespace ptwb::cli {
 
 namespace {
 
-SimulatorOptions simulatorOptions(const QCommandLineParser &parser, const QString &kind,
-                                  int index, int count, double defaultSpeed)
+SimulatorOptions simulatorOptions(const QCommandLineParser &parser, const QString &kind, int index,
+                                  int count, double defaultSpeed)
 {
     SimulatorOptions options;
     options.deviceKind = kind;
@@ -38,8 +38,7 @@ Expected<SweepDevice> sshDevice(const QCommandLineParser &parser, const DeviceTa
     SshOptions ssh = SshLaunches::optionsFor(target);
     Expected<SshLaunch> launch = parser.isSet(QStringLiteral("remote-simulator"))
         ? SshLaunches::simulator(simulatorOptions(
-              parser, parser.value(QStringLiteral("remote-simulator")), index, count,
-              defaultSpeed))
+              parser, parser.value(QStringLiteral("remote-simulator")), index, count, defaultSpeed))
         : SshLaunches::agent();
     if (!launch)
         return Expected<SweepDevice>::failure(launch.error());
@@ -117,9 +116,8 @@ Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double d
         if (!target)
             return Result::failure(QStringLiteral("--target: %1").arg(target.error()),
                                    ErrorKind::BadInput);
-        const QString name = count > 1
-            ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
-            : target->toString();
+        const QString name = count > 1 ? QStringLiteral("%1#%2").arg(target->toString()).arg(i + 1)
+                                       : target->toString();
         QString kind;
         Expected<SweepDevice> device = Expected<SweepDevice>::failure(QString());
         if (target->kind == DeviceTarget::Kind::Ssh) {
@@ -130,8 +128,7 @@ Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double d
             device = sshDevice(parser, *target, name, i, count, defaultSpeed);
         } else {
             kind = target->deviceKind;
-            const SimulatorOptions options =
-                simulatorOptions(parser, kind, i, count, defaultSpeed);
+            const SimulatorOptions options = simulatorOptions(parser, kind, i, count, defaultSpeed);
             device = SweepDevice {name, [options]() -> Expected<Transport *> {
                                       Expected<LocalProcessTransport *> transport =
                                           SimulatorLauncher::transport(options);
@@ -176,17 +173,16 @@ Expected<std::unique_ptr<DeviceClient>> connectClient(const SweepDevice &device)
     using Result = Expected<std::unique_ptr<DeviceClient>>;
     Expected<Transport *> transport = device.makeTransport();
     if (!transport)
-        return Result::failure(QStringLiteral("cannot reach %1: %2")
-                                   .arg(device.target, transport.error()));
+        return Result::failure(
+            QStringLiteral("cannot reach %1: %2").arg(device.target, transport.error()));
     auto client = std::make_unique<DeviceClient>(*transport);
     QEventLoop loop;
     QString failure;
     QObject::connect(client.get(), &DeviceClient::ready, &loop, &QEventLoop::quit);
-    QObject::connect(client.get(), &DeviceClient::disconnected, &loop,
-                     [&](const QString &reason) {
-                         failure = reason;
-                         loop.quit();
-                     });
+    QObject::connect(client.get(), &DeviceClient::disconnected, &loop, [&](const QString &reason) {
+        failure = reason;
+        loop.quit();
+    });
     client->connectToDevice();
     loop.exec();
     if (!client->isReady())

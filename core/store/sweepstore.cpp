@@ -214,8 +214,8 @@ Expected<qint64> SweepStore::latest(const QString &device, const QString &worklo
 
 Status SweepStore::setState(qint64 id, const QString &state)
 {
-    auto update = m_store.connection().prepare(
-        QStringLiteral("UPDATE sweeps SET state = ?1 WHERE id = ?2"));
+    auto update =
+        m_store.connection().prepare(QStringLiteral("UPDATE sweeps SET state = ?1 WHERE id = ?2"));
     if (!update)
         return Status::failure(update.error());
     update->bind(1, state);

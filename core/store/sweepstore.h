@@ -61,8 +61,7 @@ public:
     Status recordDone(qint64 sweepId, int position, const Measurement &measurement,
                       const QString &target);
     // Marks a pending item failed with a reason a person can act on.
-    Status recordFailed(qint64 sweepId, int position, const QString &reason,
-                        const QString &target);
+    Status recordFailed(qint64 sweepId, int position, const QString &reason, const QString &target);
 
 private:
     Store &m_store;

@@ -12,10 +12,11 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
 {
     using Result = Expected<QVector<PowerMode>>;
     const auto bad = [&modeSet](const QString &why) {
-        return Result::failure(QStringLiteral("--modes '%1': %2; expected all, random:N, "
-                                              "als:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
-                                   .arg(modeSet, why),
-                               ErrorKind::BadInput);
+        return Result::failure(
+            QStringLiteral("--modes '%1': %2; expected all, random:N, "
+                           "als:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
+                .arg(modeSet, why),
+            ErrorKind::BadInput);
     };
     const ModeSpace full(device);
     QVector<PowerMode> modes;
@@ -39,9 +40,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
         bool ok = false;
         const qint64 count = modeSet.mid(4).toLongLong(&ok);
         if (!ok || count < kAdaptiveStart || count > full.size())
-            return bad(QStringLiteral("N must be between %1 and %2")
-                           .arg(kAdaptiveStart)
-                           .arg(full.size()));
+            return bad(
+                QStringLiteral("N must be between %1 and %2").arg(kAdaptiveStart).arg(full.size()));
         return selectModes(device, QStringLiteral("random:%1").arg(kAdaptiveStart), seed);
     } else if (modeSet.startsWith(QLatin1String("grid:"))) {
         Expected<ModeSpace> grid = ModeSpace::subGrid(device, modeSet.mid(5));

@@ -83,8 +83,10 @@ DeviceCall *DeviceClient::call(const QString &op, const QJsonObject &fields, int
     if (!m_transport || !m_transport->isOpen()) {
         // Finish on the next turn of the event loop, so the caller can connect first.
         QTimer::singleShot(0, pending, [pending] {
-            pending->finish({false, {}, {QStringLiteral("disconnected"),
-                                         QStringLiteral("no device is connected"), {}}});
+            pending->finish(
+                {false,
+                 {},
+                 {QStringLiteral("disconnected"), QStringLiteral("no device is connected"), {}}});
         });
         return pending;
     }
@@ -93,11 +95,13 @@ DeviceCall *DeviceClient::call(const QString &op, const QJsonObject &fields, int
     pending->m_timeout.setInterval(timeoutMs);
     connect(&pending->m_timeout, &QTimer::timeout, pending, [this, pending, op, timeoutMs] {
         m_calls.remove(pending->id());
-        pending->finish({false, {}, {QStringLiteral("timeout"),
-                                     QStringLiteral("%1: no answer from the device within %2 s")
-                                         .arg(op)
-                                         .arg(timeoutMs / 1000.0),
-                                     {}}});
+        pending->finish({false,
+                         {},
+                         {QStringLiteral("timeout"),
+                          QStringLiteral("%1: no answer from the device within %2 s")
+                              .arg(op)
+                              .arg(timeoutMs / 1000.0),
+                          {}}});
     });
     pending->m_timeout.start();
     m_transport->sendLine(QJsonDocument(request).toJson(QJsonDocument::Compact));

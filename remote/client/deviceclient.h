@@ -11,7 +11,6 @@
 
 namespace ptwb {
 
-
 // An error from the device side, as a value: the agent's code and message ("readback_mismatch",
 // "gpu_hz: wrote 1300500000, kernel reports 1032750000"), or one of the client's own codes:
 // "timeout", "disconnected", "bad_reply".

@@ -26,7 +26,8 @@ LocalProcessTransport::LocalProcessTransport(QString program, QStringList argume
     connect(&m_process, &QProcess::readyReadStandardError, this, &LocalProcessTransport::readLog);
     connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
-            finish(QStringLiteral("could not start %1: %2").arg(m_program, m_process.errorString()));
+            finish(
+                QStringLiteral("could not start %1: %2").arg(m_program, m_process.errorString()));
     });
     connect(&m_process, &QProcess::finished, this,
             [this](int exitCode, QProcess::ExitStatus status) {

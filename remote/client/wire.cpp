@@ -98,7 +98,8 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
 
     const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
     auto cores = integers<int>(tables, QStringLiteral("cores"), QStringLiteral("tables.cores"));
-    auto cpu = integers<qint64>(tables, QStringLiteral("cpu_khz"), QStringLiteral("tables.cpu_khz"));
+    auto cpu =
+        integers<qint64>(tables, QStringLiteral("cpu_khz"), QStringLiteral("tables.cpu_khz"));
     auto gpu = integers<qint64>(tables, QStringLiteral("gpu_hz"), QStringLiteral("tables.gpu_hz"));
     auto emc = integers<qint64>(tables, QStringLiteral("emc_hz"), QStringLiteral("tables.emc_hz"));
     for (const auto *list : {&cpu, &gpu, &emc}) {
@@ -114,8 +115,8 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
 
     for (const QJsonValue &preset : result.value(QLatin1String("presets")).toArray()) {
         const QJsonObject p = preset.toObject();
-        info.presets.append({p.value(QLatin1String("id")).toInt(),
-                             p.value(QLatin1String("name")).toString()});
+        info.presets.append(
+            {p.value(QLatin1String("id")).toInt(), p.value(QLatin1String("name")).toString()});
     }
     for (const QJsonValue &zone : result.value(QLatin1String("thermal")).toArray()) {
         const double temperature = zone.toObject().value(QLatin1String("temp_c")).toDouble();

@@ -52,8 +52,8 @@ void SweepRunner::start()
         return;
     }
     m_record = std::move(record).value();
-    Expected<WorkloadSpec> workload = WorkloadSpec::fromJson(
-        QJsonDocument::fromJson(m_record.plan.run.toUtf8()).object());
+    Expected<WorkloadSpec> workload =
+        WorkloadSpec::fromJson(QJsonDocument::fromJson(m_record.plan.run.toUtf8()).object());
     if (!workload) {
         m_finished = true;
         Q_EMIT finished(false, QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(workload.error()));
@@ -129,9 +129,8 @@ void SweepRunner::connectWorker(Worker &worker)
     Expected<Transport *> transport = worker.device.makeTransport();
     if (!transport) {
         // The same path as a connection that drops: counted, retried, given up in the end.
-        QTimer::singleShot(0, this, [this, w, reason = transport.error()] {
-            onDisconnected(*w, reason);
-        });
+        QTimer::singleShot(0, this,
+                           [this, w, reason = transport.error()] { onDisconnected(*w, reason); });
         return;
     }
     worker.client = new DeviceClient(*transport, this);
@@ -139,18 +138,18 @@ void SweepRunner::connectWorker(Worker &worker)
             [this, w](const DeviceInfo &info) { onReady(*w, info); });
     connect(worker.client, &DeviceClient::disconnected, this,
             [this, w](const QString &reason) { onDisconnected(*w, reason); });
-    connect(worker.client, &DeviceClient::protocolWarning, this,
-            [this, w](const QString &text) {
-                Q_EMIT message(QStringLiteral("%1: %2").arg(w->device.target, text));
-            });
+    connect(worker.client, &DeviceClient::protocolWarning, this, [this, w](const QString &text) {
+        Q_EMIT message(QStringLiteral("%1: %2").arg(w->device.target, text));
+    });
     worker.client->connectToDevice();
 }
 
 void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
 {
     if (!info.kind.isEmpty() && info.kind != m_record.plan.deviceKind) {
-        retire(worker, QStringLiteral("it is a %1, the sweep is planned for a %2")
-                           .arg(info.kind, m_record.plan.deviceKind));
+        retire(worker,
+               QStringLiteral("it is a %1, the sweep is planned for a %2")
+                   .arg(info.kind, m_record.plan.deviceKind));
         return;
     }
     if (!worker.bootId.isEmpty() && worker.bootId != info.bootId) {
@@ -177,9 +176,9 @@ void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
         return;
     }
     if (++worker.reconnects > m_options.maxReconnects) {
-        retire(worker, QStringLiteral("lost %1 times in a row (%2)")
-                           .arg(m_options.maxReconnects)
-                           .arg(reason));
+        retire(
+            worker,
+            QStringLiteral("lost %1 times in a row (%2)").arg(m_options.maxReconnects).arg(reason));
         return;
     }
     Q_EMIT message(QStringLiteral("%1: connection lost (%2); reconnecting (%3 of %4)")
@@ -278,11 +277,11 @@ void SweepRunner::profileCurrent(Worker &worker)
 {
     Worker *w = &worker;
     worker.profileClock.start();
-    DeviceCall *profile = worker.client->call(
-        QStringLiteral("profile"),
-        {{QStringLiteral("workload"), m_workload.toJson()},
-         {QStringLiteral("minibatches"), m_record.plan.minibatches}},
-        m_options.profileTimeoutMs);
+    DeviceCall *profile =
+        worker.client->call(QStringLiteral("profile"),
+                            {{QStringLiteral("workload"), m_workload.toJson()},
+                             {QStringLiteral("minibatches"), m_record.plan.minibatches}},
+                            m_options.profileTimeoutMs);
     worker.streaming = profile;
     connect(profile, &DeviceCall::eventReceived, this,
             [this, w](const QString &kind, const QJsonObject &event) {
@@ -353,8 +352,9 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
         return;
     }
     if (result.mode.toCanonical() != item.mode.toCanonical()) {
-        failItem(worker, QStringLiteral("clocks read back as %1 after the run (throttling?)")
-                             .arg(result.mode.toCanonical()));
+        failItem(worker,
+                 QStringLiteral("clocks read back as %1 after the run (throttling?)")
+                     .arg(result.mode.toCanonical()));
         return;
     }
     Measurement m;
@@ -388,8 +388,8 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
     SweepItem &item = m_record.items[worker.current];
     Q_EMIT message(QStringLiteral("%1: %2 failed: %3")
                        .arg(worker.device.target, item.mode.toCanonical(), reason));
-    if (Status stored = m_sweeps.recordFailed(m_sweepId, item.position, reason,
-                                              worker.device.target);
+    if (Status stored =
+            m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target);
         stored) {
         item.state = SweepItem::State::Failed;
         item.reason = reason;
@@ -512,16 +512,14 @@ void SweepRunner::maybeFinish()
     m_finished = true;
     const int pending = int(m_queue.size());
     const bool complete = pending == 0;
-    m_sweeps.setState(m_sweepId,
-                      complete ? QStringLiteral("done") : QStringLiteral("interrupted"));
+    m_sweeps.setState(m_sweepId, complete ? QStringLiteral("done") : QStringLiteral("interrupted"));
     Q_EMIT finished(complete,
                     QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
                         .arg(m_sweepId)
                         .arg(m_done)
                         .arg(m_failed)
                         .arg(pending)
-                        .arg(complete ? QString()
-                                      : QStringLiteral(" (run again with --resume)")));
+                        .arg(complete ? QString() : QStringLiteral(" (run again with --resume)")));
 }
 
 }  // namespace ptwb

@@ -32,7 +32,6 @@ qint64 queryInt(const QString &db, const QString &sql)
     return value ? *value : -1;
 }
 
-
 }  // namespace
 
 class TestSshSweep : public QObject
@@ -56,21 +55,32 @@ private:
 
     QStringList sshArguments(const QString &state) const
     {
-        return {QStringLiteral("--target"), target(),
-                QStringLiteral("--remote-simulator"), QStringLiteral("orin-agx"),
-                QStringLiteral("--sim-state"), state,
-                QStringLiteral("--identity"), m_sshd.userKey(),
-                QStringLiteral("--known-hosts"), m_dir.filePath(QStringLiteral("known_hosts")),
-                QStringLiteral("--ssh-config"), m_dir.filePath(QStringLiteral("ssh_config")),
+        return {QStringLiteral("--target"),
+                target(),
+                QStringLiteral("--remote-simulator"),
+                QStringLiteral("orin-agx"),
+                QStringLiteral("--sim-state"),
+                state,
+                QStringLiteral("--identity"),
+                m_sshd.userKey(),
+                QStringLiteral("--known-hosts"),
+                m_dir.filePath(QStringLiteral("known_hosts")),
+                QStringLiteral("--ssh-config"),
+                m_dir.filePath(QStringLiteral("ssh_config")),
                 QStringLiteral("--accept-new-host-key")};
     }
 
     QStringList sweepArguments(const QString &db, const QString &state, bool resume = false)
     {
-        QStringList arguments {QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                               QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                               QStringLiteral("--minibatches"), QStringLiteral("40"),
-                               QStringLiteral("--sim-speed"), QStringLiteral("400"),
+        QStringList arguments {QStringLiteral("sweep"),
+                               QStringLiteral("--db"),
+                               db,
+                               QStringLiteral("--workload"),
+                               QStringLiteral("resnet18"),
+                               QStringLiteral("--minibatches"),
+                               QStringLiteral("40"),
+                               QStringLiteral("--sim-speed"),
+                               QStringLiteral("400"),
                                QStringLiteral("--json")};
         if (resume)
             arguments << QStringLiteral("--resume");
@@ -88,23 +98,26 @@ private:
         QVERIFY(failed);
         QString reasons;
         while (*failed->step())
-            reasons += QStringLiteral("%1: %2\n").arg(failed->columnInt(0)).arg(failed->columnText(1));
+            reasons +=
+                QStringLiteral("%1: %2\n").arg(failed->columnInt(0)).arg(failed->columnText(1));
         QVERIFY2(reasons.isEmpty(), qPrintable(reasons));
         QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM sweep_modes")), planned);
-        QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
-                                             "'done'")),
+        QCOMPARE(queryInt(db,
+                          QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
+                                         "'done'")),
                  planned);
         QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM measurements")), planned);
-        QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM (SELECT DISTINCT cores, "
-                                             "cpu_khz, gpu_hz, emc_hz FROM measurements)")),
+        QCOMPARE(queryInt(db,
+                          QStringLiteral("SELECT count(*) FROM (SELECT DISTINCT cores, "
+                                         "cpu_khz, gpu_hz, emc_hz FROM measurements)")),
                  planned);
     }
 
     // Starts a sweep, runs `interrupt` once `done` modes are stored, lets it end, then resumes
     // it; every planned mode must end up measured exactly once.
-    void interruptAndResume(
-        const std::function<void(qint64 ptwbPid, const QString &state)> &interrupt,
-        const QString &expectedInFirstRun = {})
+    void
+    interruptAndResume(const std::function<void(qint64 ptwbPid, const QString &state)> &interrupt,
+                       const QString &expectedInFirstRun = {})
     {
         const QString db = fresh(QStringLiteral("ssh.sqlite"));
         const QString state = fresh(QStringLiteral("sim"));
@@ -114,8 +127,9 @@ private:
         sweep.start();
         QVERIFY(sweep.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(
-            queryInt(db, QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
-                                        "'done'")) >= 5,
+            queryInt(db,
+                     QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
+                                    "'done'")) >= 5,
             120000);
         interrupt(sweep.processId(), state);
         QVERIFY(sweep.waitForFinished(180000));
@@ -174,12 +188,13 @@ private Q_SLOTS:
     void killedAgentIsResumed()
     {
         // Only this test's simulator: other suites may run theirs in parallel.
-        interruptAndResume([](qint64, const QString &state) {
-            QProcess::execute(QStringLiteral("pkill"),
-                              {QStringLiteral("-KILL"), QStringLiteral("-f"),
-                               QStringLiteral("ptwb_simjetson.py .*--state %1").arg(state)});
-        },
-                           QStringLiteral("reconnecting"));
+        interruptAndResume(
+            [](qint64, const QString &state) {
+                QProcess::execute(QStringLiteral("pkill"),
+                                  {QStringLiteral("-KILL"), QStringLiteral("-f"),
+                                   QStringLiteral("ptwb_simjetson.py .*--state %1").arg(state)});
+            },
+            QStringLiteral("reconnecting"));
     }
 
     void rebootedDeviceIsMeasuredAgain()
@@ -206,11 +221,12 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QLatin1String("\"confirmed\":true")), qPrintable(r.out));
         QTest::qWait(1500);  // the 30 s window at the simulator's default speed is long gone
-        const CliResult again = runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
-                                                    mode} +
-                                           sshArguments(state),
-                                       60000);
-        QVERIFY2(again.out.contains(QLatin1String("already in")), qPrintable(again.out + again.err));
+        const CliResult again =
+            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"), mode} +
+                       sshArguments(state),
+                   60000);
+        QVERIFY2(again.out.contains(QLatin1String("already in")),
+                 qPrintable(again.out + again.err));
     }
 
     void unconfirmedModeGoesBack()

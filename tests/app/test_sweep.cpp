@@ -58,12 +58,19 @@ private:
 
     QStringList sweepArguments(const QString &db, int modes, const QStringList &extra = {})
     {
-        return QStringList {QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                            QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
-                            QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                            QStringLiteral("--modes"), QStringLiteral("random:%1").arg(modes),
-                            QStringLiteral("--minibatches"), QStringLiteral("40"),
-                            QStringLiteral("--sim-speed"), QStringLiteral("400"),
+        return QStringList {QStringLiteral("sweep"),
+                            QStringLiteral("--db"),
+                            db,
+                            QStringLiteral("--target"),
+                            QStringLiteral("sim:orin-agx"),
+                            QStringLiteral("--workload"),
+                            QStringLiteral("resnet18"),
+                            QStringLiteral("--modes"),
+                            QStringLiteral("random:%1").arg(modes),
+                            QStringLiteral("--minibatches"),
+                            QStringLiteral("40"),
+                            QStringLiteral("--sim-speed"),
+                            QStringLiteral("400"),
                             QStringLiteral("--json")} +
             extra;
     }
@@ -95,9 +102,9 @@ private Q_SLOTS:
     void thirtyModesAreStored()
     {
         const QString db = fresh(QStringLiteral("plain.sqlite"));
-        const CliResult r =
-            runCli(sweepArguments(db, 30, {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim"))}),
-                   180000);
+        const CliResult r = runCli(
+            sweepArguments(db, 30, {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim"))}),
+            180000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(summary.value(QLatin1String("done")).toInt(), 30);
@@ -120,11 +127,11 @@ private Q_SLOTS:
         QFETCH(QString, fault);
         QFETCH(int, minimumBootIds);
         const QString db = fresh(QStringLiteral("fault.sqlite"));
-        const CliResult r = runCli(sweepArguments(db, 16,
-                                                  {QStringLiteral("--sim-state"),
-                                                   fresh(QStringLiteral("sim")),
-                                                   QStringLiteral("--sim-fault"), fault}),
-                                   180000);
+        const CliResult r =
+            runCli(sweepArguments(db, 16,
+                                  {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                                   QStringLiteral("--sim-fault"), fault}),
+                   180000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QLatin1String("reconnecting")), qPrintable(r.err));
         if (minimumBootIds > 1)
@@ -150,13 +157,12 @@ private Q_SLOTS:
         QVERIFY2(partial.pending > 0, "the sweep finished before it could be killed");
         QCOMPARE(partial.measurements, partial.done);
 
-        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                                    QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
-                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                                    QStringLiteral("--resume"), QStringLiteral("--sim-state"),
-                                    state, QStringLiteral("--sim-speed"), QStringLiteral("400"),
-                                    QStringLiteral("--json")},
-                                   180000);
+        const CliResult r = runCli(
+            {QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--target"),
+             QStringLiteral("sim:orin-agx"), QStringLiteral("--workload"),
+             QStringLiteral("resnet18"), QStringLiteral("--resume"), QStringLiteral("--sim-state"),
+             state, QStringLiteral("--sim-speed"), QStringLiteral("400"), QStringLiteral("--json")},
+            180000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("%1 done").arg(partial.done)), qPrintable(r.err));
         verifyExactlyOnce(db, 30);
@@ -165,8 +171,8 @@ private Q_SLOTS:
     void twoDevicesShareOneSweep()
     {
         const QString db = fresh(QStringLiteral("fleet.sqlite"));
-        QStringList arguments = sweepArguments(db, 40, {QStringLiteral("--sim-state"),
-                                                        fresh(QStringLiteral("fleet"))});
+        QStringList arguments =
+            sweepArguments(db, 40, {QStringLiteral("--sim-state"), fresh(QStringLiteral("fleet"))});
         arguments[arguments.indexOf(QStringLiteral("sim:orin-agx"))] =
             QStringLiteral("sim:orin-agx,sim:orin-agx");
         const CliResult r = runCli(arguments, 180000);
@@ -175,27 +181,25 @@ private Q_SLOTS:
         auto connection = ptwb::SqliteConnection::open(db, false);
         QVERIFY(connection);
         // Both devices took part.
-        QCOMPARE(*connection->queryInt(
-                     QStringLiteral("SELECT count(DISTINCT target) FROM sweep_modes")),
-                 2);
+        QCOMPARE(
+            *connection->queryInt(QStringLiteral("SELECT count(DISTINCT target) FROM sweep_modes")),
+            2);
     }
 
     void rejectedModesAreRecordedAsFailed()
     {
         const QString db = fresh(QStringLiteral("reject.sqlite"));
         // Every mode with the top GPU clock is refused by the (simulated) kernel.
-        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                                    QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
-                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                                    QStringLiteral("--modes"),
-                                    QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000"),
-                                    QStringLiteral("--minibatches"), QStringLiteral("40"),
-                                    QStringLiteral("--sim-speed"), QStringLiteral("400"),
-                                    QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
-                                    QStringLiteral("--sim-fault"),
-                                    QStringLiteral("reject:gpu_hz=1236750000"),
-                                    QStringLiteral("--json")},
-                                   180000);
+        const CliResult r = runCli(
+            {QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--target"),
+             QStringLiteral("sim:orin-agx"), QStringLiteral("--workload"),
+             QStringLiteral("resnet18"), QStringLiteral("--modes"),
+             QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000"),
+             QStringLiteral("--minibatches"), QStringLiteral("40"), QStringLiteral("--sim-speed"),
+             QStringLiteral("400"), QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+             QStringLiteral("--sim-fault"), QStringLiteral("reject:gpu_hz=1236750000"),
+             QStringLiteral("--json")},
+            180000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         auto connection = ptwb::SqliteConnection::open(db, false);
         QVERIFY(connection);
@@ -222,12 +226,12 @@ private Q_SLOTS:
         QCOMPARE(r.err.count(QLatin1String("more modes chosen by active learning")), 2);
         verifyExactlyOnce(db, 40);
         // Resuming a complete adaptive sweep adds nothing.
-        const CliResult again = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                                        QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
-                                        QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                                        QStringLiteral("--resume"), QStringLiteral("--sim-state"),
-                                        state},
-                                       60000);
+        const CliResult again =
+            runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--target"),
+                    QStringLiteral("sim:orin-agx"), QStringLiteral("--workload"),
+                    QStringLiteral("resnet18"), QStringLiteral("--resume"),
+                    QStringLiteral("--sim-state"), state},
+                   60000);
         QVERIFY2(again.exitCode == 0, qPrintable(again.err));
         verifyExactlyOnce(db, 40);
     }
@@ -237,21 +241,19 @@ private Q_SLOTS:
         // Port 1 refuses: the plan is stored, every connect fails, the sweep stops resumable.
         // Its measurements are a real device's: not filed under a simulated one's name.
         const QString db = fresh(QStringLiteral("unreachable.sqlite"));
-        const CliResult r = runCli({QStringLiteral("sweep"), QStringLiteral("--db"), db,
-                                    QStringLiteral("--target"),
-                                    QStringLiteral("ssh://nobody@127.0.0.1:1"),
-                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
-                                    QStringLiteral("--modes"), QStringLiteral("random:3"),
-                                    QStringLiteral("--known-hosts"),
-                                    fresh(QStringLiteral("known_hosts"))},
-                                   120000);
+        const CliResult r = runCli(
+            {QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--target"),
+             QStringLiteral("ssh://nobody@127.0.0.1:1"), QStringLiteral("--workload"),
+             QStringLiteral("resnet18"), QStringLiteral("--modes"), QStringLiteral("random:3"),
+             QStringLiteral("--known-hosts"), fresh(QStringLiteral("known_hosts"))},
+            120000);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QLatin1String("given up")), qPrintable(r.err));
         QVERIFY2(r.out.contains(QLatin1String("--resume")), qPrintable(r.out));
         auto connection = ptwb::SqliteConnection::open(db, false);
         QVERIFY(connection);
-        auto name = connection->prepare(QStringLiteral(
-            "SELECT d.name FROM sweeps s JOIN devices d ON d.id = s.device_id"));
+        auto name = connection->prepare(
+            QStringLiteral("SELECT d.name FROM sweeps s JOIN devices d ON d.id = s.device_id"));
         QVERIFY(name && *name->step());
         QCOMPARE(name->columnText(0), QStringLiteral("orin-agx"));
         QCOMPARE(*connection->queryInt(

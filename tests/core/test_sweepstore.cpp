@@ -20,8 +20,8 @@ SweepPlan plan(int modes, int repeats = 1)
     p.run = QStringLiteral(R"({"kind":"builtin","name":"resnet18","batch_size":16})");
     p.repeats = repeats;
     p.seed = 7;
-    p.modes = SweepPlan::selectModes(DeviceSpec::builtin(p.deviceKind).value(), p.modeSet, 7)
-                  .value();
+    p.modes =
+        SweepPlan::selectModes(DeviceSpec::builtin(p.deviceKind).value(), p.modeSet, 7).value();
     SweepPlan::orderHighToLow(p.modes);
     return p;
 }
@@ -111,8 +111,7 @@ private Q_SLOTS:
         QCOMPARE(record.count(SweepItem::State::Failed), 1);
         QCOMPARE(record.items[1].reason, QStringLiteral("gpu_hz: refused"));
         QCOMPARE(record.items[0].target, QStringLiteral("a"));
-        const QVector<Measurement> rows =
-            store->measurements(p.device, p.workload).value();
+        const QVector<Measurement> rows = store->measurements(p.device, p.workload).value();
         QCOMPARE(rows.size(), 1);  // the refused attempt wrote no measurement
         QCOMPARE(rows[0].source, QStringLiteral("sweep"));
         QCOMPARE(rows[0].bootId, QStringLiteral("boot-1"));

@@ -42,20 +42,23 @@ private Q_SLOTS:
         // Mode 0 observed 10 % slower and 5 % less power than predicted.
         const ModePredictions out = correction.apply(predicted, {0}, {110}, {19});
         const double w = 1.0;  // the anchor's own weight: distance 0
-        QVERIFY(qFuzzyCompare(out.timeMs[0],
-                              100 * std::exp(std::log(1.1) * w / (ResidualCorrection::kPriorWeight + w))));
+        QVERIFY(qFuzzyCompare(
+            out.timeMs[0],
+            100 * std::exp(std::log(1.1) * w / (ResidualCorrection::kPriorWeight + w))));
         // Power is only ever raised: drawing less than predicted nearby is no promise.
         QCOMPARE(out.powerW[0], 20.0);
         const ModePredictions hotter = correction.apply(predicted, {0}, {110}, {21});
-        QVERIFY(qFuzzyCompare(hotter.powerW[0], 20 * std::exp(std::log(1.05) * w /
-                                                               (ResidualCorrection::kPriorWeight + w))));
+        QVERIFY(qFuzzyCompare(
+            hotter.powerW[0],
+            20 * std::exp(std::log(1.05) * w / (ResidualCorrection::kPriorWeight + w))));
         // A neighbour at scaled distance d gets the kernel weight.
         const double x0 = std::log(1e8), x1 = std::log(2e8), x99 = std::log(1e10);
         const double d = (x1 - x0) / (x99 - x0);
-        const double w1 = std::exp(-d * d / (2 * ResidualCorrection::kLengthScale *
-                                             ResidualCorrection::kLengthScale));
-        QVERIFY(qFuzzyCompare(out.timeMs[1], 100 * std::exp(std::log(1.1) * w1 /
-                                                             (ResidualCorrection::kPriorWeight + w1))));
+        const double w1 = std::exp(
+            -d * d / (2 * ResidualCorrection::kLengthScale * ResidualCorrection::kLengthScale));
+        QVERIFY(qFuzzyCompare(
+            out.timeMs[1],
+            100 * std::exp(std::log(1.1) * w1 / (ResidualCorrection::kPriorWeight + w1))));
         // Far away: untouched (to the precision of a double).
         QVERIFY(std::abs(out.timeMs[99] - 100) < 1e-9);
         QVERIFY(std::abs(out.powerW[99] - 20) < 1e-9);
@@ -78,7 +81,8 @@ private Q_SLOTS:
             powers.append(20);
         }
         const ModePredictions out = correction.apply(flat(400, 100, 20), rows, times, powers);
-        QVERIFY2(std::abs(out.timeMs[200] / 120 - 1) < 0.01, qPrintable(QString::number(out.timeMs[200])));
+        QVERIFY2(std::abs(out.timeMs[200] / 120 - 1) < 0.01,
+                 qPrintable(QString::number(out.timeMs[200])));
         QVERIFY(std::abs(out.powerW[200] - 20) < 1e-9);  // no power residual: no change
         QVERIFY(std::abs(out.timeMs[0] - 100) < 1e-6);
     }

@@ -1,9 +1,9 @@
 // DeviceClient against the real agent on the simulated Jetson, through the local transport:
 // hello, apply + readback, profiling, and every injected fault detected and reported.
 #include "deviceclient.h"
-#include "remote/awaitreply.h"
 #include "localprocesstransport.h"
 #include "modes/devicespec.h"
+#include "remote/awaitreply.h"
 #include "simulatorlauncher.h"
 
 #include <QJsonArray>
@@ -18,7 +18,6 @@
 using namespace ptwb;
 
 namespace {
-
 
 PowerMode orinMode(int cores, int cpuIndex, int gpuIndex, int emcIndex)
 {
@@ -45,9 +44,9 @@ private:
                                                    const QString &state = {})
     {
         SimulatorOptions options;
-        options.stateDirectory = state.isEmpty() ? m_state.path() + QStringLiteral("/") +
-                QString::number(++m_instances)
-                                                 : state;
+        options.stateDirectory = state.isEmpty()
+            ? m_state.path() + QStringLiteral("/") + QString::number(++m_instances)
+            : state;
         options.speed = 100;
         options.faults = faults;
         Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(options);
@@ -102,8 +101,8 @@ private Q_SLOTS:
     {
         auto client = connectSimulator();
         QVERIFY(client);
-        for (const PowerMode &mode : {orinMode(4, 5, 2, 1), orinMode(12, 28, 12, 3),
-                                      orinMode(1, 0, 0, 0)}) {
+        for (const PowerMode &mode :
+             {orinMode(4, 5, 2, 1), orinMode(12, 28, 12, 3), orinMode(1, 0, 0, 0)}) {
             const DeviceReply applied = awaitReply(client->applyMode(mode));
             QVERIFY2(applied.ok, qPrintable(applied.error.text()));
             QCOMPARE(modeFromJson(applied.result.value(QLatin1String("mode")).toObject(),
@@ -132,10 +131,10 @@ private Q_SLOTS:
         QVERIFY2(reply.error.message.contains(QLatin1String("gpu_hz")),
                  qPrintable(reply.error.message));
         const DeviceReply now = awaitReply(client->getMode());
-        QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
-                              QStringLiteral("mode"))
-                     ->toCanonical(),
-                 before);
+        QCOMPARE(
+            modeFromJson(now.result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"))
+                ->toCanonical(),
+            before);
     }
 
     void profilesFiveModesPlausibly()
@@ -194,10 +193,10 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!reverted.isEmpty(), 10000);
         QCOMPARE(reverted.at(0).at(0).toString(), QStringLiteral("reverted"));
         const DeviceReply now = awaitReply(client->getMode());
-        QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
-                              QStringLiteral("mode"))
-                     ->toCanonical(),
-                 before);
+        QCOMPARE(
+            modeFromJson(now.result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"))
+                ->toCanonical(),
+            before);
 
         // Confirmed in time (200 device seconds: 2 s of wall time): the mode stays.
         QVERIFY(awaitReply(client->armRevert(200)).ok);
@@ -216,8 +215,8 @@ private Q_SLOTS:
     void rejectedFrequencyIsReported()
     {
         const PowerMode maxn = orinMode(12, 28, 12, 3);
-        auto client = connectSimulator(
-            {QStringLiteral("reject:gpu_hz=%1").arg(orinMode(1, 0, 6, 0).gpuHz)});
+        auto client =
+            connectSimulator({QStringLiteral("reject:gpu_hz=%1").arg(orinMode(1, 0, 6, 0).gpuHz)});
         QVERIFY(client);
         const DeviceReply reply = awaitReply(client->applyMode(orinMode(8, 10, 6, 2)));
         QVERIFY(!reply.ok);
@@ -228,10 +227,10 @@ private Q_SLOTS:
                  qPrintable(reply.error.message));
         // Not left part-way: the mode before the attempt is back.
         const DeviceReply now = awaitReply(client->getMode());
-        QCOMPARE(modeFromJson(now.result.value(QLatin1String("mode")).toObject(),
-                              QStringLiteral("mode"))
-                     ->toCanonical(),
-                 client->info().mode.toCanonical());
+        QCOMPARE(
+            modeFromJson(now.result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"))
+                ->toCanonical(),
+            client->info().mode.toCanonical());
         // Other modes still apply.
         QVERIFY(awaitReply(client->applyMode(maxn)).ok);
     }
@@ -244,9 +243,9 @@ private Q_SLOTS:
         const DeviceReply reply = awaitReply(client->applyMode(maxn));
         QVERIFY(!reply.ok);
         QCOMPARE(reply.error.code, QStringLiteral("readback_mismatch"));
-        Expected<PowerMode> readback = modeFromJson(
-            reply.error.details.value(QLatin1String("readback")).toObject(),
-            QStringLiteral("readback"));
+        Expected<PowerMode> readback =
+            modeFromJson(reply.error.details.value(QLatin1String("readback")).toObject(),
+                         QStringLiteral("readback"));
         QVERIFY2(readback, qPrintable(readback.error()));
         QVERIFY(readback->gpuHz < maxn.gpuHz);
         QVERIFY(readback->gpuHz <= 0.8 * maxn.gpuHz + 1);
@@ -295,7 +294,8 @@ private Q_SLOTS:
         QSignalSpy opened(transport, &Transport::opened);
         transport->open();
         QTRY_COMPARE(opened.count(), 1);
-        const DeviceReply reply = awaitReply(client.call(QStringLiteral("get_mode"), {}, 300), 10000);
+        const DeviceReply reply =
+            awaitReply(client.call(QStringLiteral("get_mode"), {}, 300), 10000);
         QCOMPARE(reply.error.code, QStringLiteral("timeout"));
         QVERIFY(reply.error.message.contains(QLatin1String("get_mode")));
     }

@@ -1,7 +1,7 @@
 #include "deviceclient.h"
-#include "dialogsshprompts.h"
 #include "devicestatuslabel.h"
 #include "devicetablesview.h"
+#include "dialogsshprompts.h"
 #include "localprocesstransport.h"
 #include "mainwindow.h"
 #include "measurementsmodel.h"
@@ -12,20 +12,20 @@
 #include "testfiles.h"
 #include <QAction>
 #include <QApplication>
-#include <QInputDialog>
-#include <QLineEdit>
-#include <QPushButton>
-#include <QTimer>
-#include <QtConcurrent>
 #include <QComboBox>
 #include <QFile>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QtConcurrent>
 
 using namespace ptwb;
 using namespace ptwb::ui;
@@ -150,7 +150,8 @@ private Q_SLOTS:
         QWidget window;
         DialogSshPrompts prompts(&window);
         // Answers whatever dialog comes up next, as a person would.
-        const auto answerNext = [](const QString &objectName, const std::function<void(QWidget *)> &answer) {
+        const auto answerNext = [](const QString &objectName,
+                                   const std::function<void(QWidget *)> &answer) {
             auto *timer = new QTimer;
             QObject::connect(timer, &QTimer::timeout, timer, [timer, objectName, answer] {
                 QWidget *modal = QApplication::activeModalWidget();
@@ -195,8 +196,9 @@ private Q_SLOTS:
             dialog->setTextValue(QStringLiteral("s3cret"));
             dialog->accept();
         });
-        QFuture<std::optional<QString>> password = QtConcurrent::run(
-            [&prompts] { return prompts.password(QStringLiteral("nvidia"), QStringLiteral("orin")); });
+        QFuture<std::optional<QString>> password = QtConcurrent::run([&prompts] {
+            return prompts.password(QStringLiteral("nvidia"), QStringLiteral("orin"));
+        });
         QTRY_VERIFY_WITH_TIMEOUT(password.isFinished(), 10000);
         QCOMPARE(password.result().value_or(QString()), QStringLiteral("s3cret"));
     }
@@ -208,7 +210,8 @@ private Q_SLOTS:
         QTemporaryDir state;
         StoreSession session;
         MainWindow window(&session);
-        QCOMPARE(window.deviceStatus()->text(), QStringLiteral("No device connected · offline tables"));
+        QCOMPARE(window.deviceStatus()->text(),
+                 QStringLiteral("No device connected · offline tables"));
 
         SimulatorOptions options;
         options.stateDirectory = state.path();
