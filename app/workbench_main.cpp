@@ -1,60 +1,60 @@
 // powertrain-workbench: the window. Parses its few options and wires the pieces together.
-#include "deviceclient.h"
+#include "devicelist.h"
 #include "devicetarget.h"
-#include "dialogsshprompts.h"
-#include "localprocesstransport.h"
+#include "explorepanel.h"
 #include "mainwindow.h"
-#include "simulatorlauncher.h"
-#include "sshlaunch.h"
-#include "sshtransport.h"
+#include "screenshotdirector.h"
 #include "store/store.h"
 #include "storesession.h"
 #include "util/appidentity.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QSettings>
-#include <QTabWidget>
-#include <QTimer>
 
 #include <cstdio>
-#include <memory>
-
-using ptwb::Expected;
-using ptwb::LocalProcessTransport;
 
 namespace {
 
-// sim:KIND starts the simulated Jetson; ssh://USER@HOST[:PORT] uploads and runs the agent,
-// asking the person through dialogs (host key, passphrase, password).
-Expected<ptwb::Transport *> deviceTransport(const QString &text, bool sudo, QWidget *window)
+// The Devices view's entry for a target text, or a new one named after it.
+ptwb::ui::DeviceEntry entryFor(const QString &target, bool sudo)
 {
-    using Result = Expected<ptwb::Transport *>;
-    Expected<ptwb::DeviceTarget> target = ptwb::DeviceTarget::parse(text);
-    if (!target)
-        return Result::failure(target.error());
-    if (target->kind == ptwb::DeviceTarget::Kind::Ssh) {
-        Expected<ptwb::SshLaunch> agent = ptwb::SshLaunches::agent();
-        if (!agent)
-            return Result::failure(agent.error());
-        ptwb::SshOptions options = ptwb::SshLaunches::optionsFor(*target);
-        options.launch = *agent;
-        options.useSudo = sudo;
-        options.prompts = std::make_shared<ptwb::ui::DialogSshPrompts>(window);
-        return new ptwb::SshTransport(options);
+    for (const ptwb::ui::DeviceEntry &entry : ptwb::ui::DeviceList::load()) {
+        if (entry.target == target)
+            return entry;
     }
-    ptwb::SimulatorOptions options;
-    options.deviceKind = target->deviceKind;
-    Expected<LocalProcessTransport *> local = ptwb::SimulatorLauncher::transport(options);
-    if (!local)
-        return Result::failure(local.error());
-    return static_cast<ptwb::Transport *>(*local);
+    ptwb::ui::DeviceEntry entry;
+    entry.name = target;
+    entry.target = target;
+    entry.sudo = sudo;
+    return entry;
+}
+
+// For benchmarks: PTWB_REPORT_READY prints "ready MS" once Explore shows data (and quits when
+// it is "exit").
+void reportWhenReady(ptwb::ui::MainWindow &window, const QElapsedTimer &clock)
+{
+    const QByteArray mode = qgetenv("PTWB_REPORT_READY");
+    if (mode.isEmpty())
+        return;
+    QObject::connect(window.explore(), &ptwb::ui::ExplorePanel::loaded, &window,
+                     [&clock, mode](const QString &, int modes) {
+                         if (modes <= 0)
+                             return;
+                         std::printf("ready %lld\n", static_cast<long long>(clock.elapsed()));
+                         std::fflush(stdout);
+                         if (mode == "exit")
+                             QApplication::exit(0);
+                     });
 }
 
 }  // namespace
 
 int main(int argc, char *argv[])
 {
+    QElapsedTimer clock;
+    clock.start();
     QApplication app(argc, argv);
     ptwb::setApplicationIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("PowerTrain Workbench"));
@@ -70,11 +70,14 @@ int main(int argc, char *argv[])
                                       QStringLiteral("DB"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
-        QStringLiteral("Render the window to FILE.png once the data has loaded, then exit."),
+        QStringLiteral("Render the view with the simulated device's data to FILE.png, then "
+                       "exit."),
         QStringLiteral("FILE.png"));
-    const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QStringLiteral("Tab to show: measurements or devices."),
-                                        QStringLiteral("VIEW"));
+    const QCommandLineOption viewOption(
+        QStringLiteral("view"),
+        QStringLiteral("View to show: %1.")
+            .arg(ptwb::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
+        QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(
         QStringLiteral("target"),
         QStringLiteral("Device to connect to: sim:orin-agx, sim:xavier-agx, sim:orin-nano (a "
@@ -84,13 +87,32 @@ int main(int argc, char *argv[])
     const QCommandLineOption sudoOption(
         QStringLiteral("sudo"),
         QStringLiteral("SSH device: run the agent through sudo -n (it needs root for clocks)."));
-    parser.addOption(dbOption);
-    parser.addOption(targetOption);
-    parser.addOption(sudoOption);
-    parser.addOption(screenshotOption);
-    parser.addOption(viewOption);
+    const QCommandLineOption noStarterOption(
+        QStringLiteral("no-starter-data"),
+        QStringLiteral("Do not fill an empty store with the simulated starter data."));
+    for (const QCommandLineOption &option :
+         {dbOption, targetOption, sudoOption, screenshotOption, viewOption, noStarterOption})
+        parser.addOption(option);
     parser.process(app);
 
+    const QStringList views = ptwb::ui::MainWindow::viewNames();
+    const QString view = parser.value(viewOption);
+    if (parser.isSet(viewOption) && !views.contains(view)) {
+        std::fprintf(stderr, "--view: expected one of %s, not '%s'\n",
+                     qPrintable(views.join(QStringLiteral(", "))), qPrintable(view));
+        return 2;
+    }
+    const QString targetText = parser.isSet(targetOption)
+        ? parser.value(targetOption)
+        : QSettings()
+              .value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
+              .toString();
+    if (targetText != QLatin1String("offline")) {
+        if (const auto parsed = ptwb::DeviceTarget::parse(targetText); !parsed) {
+            std::fprintf(stderr, "--target: %s\n", qPrintable(parsed.error()));
+            return 2;
+        }
+    }
     QString dbPath = parser.value(dbOption);
     if (dbPath.isEmpty())
         dbPath =
@@ -98,75 +120,28 @@ int main(int argc, char *argv[])
 
     ptwb::ui::StoreSession session;
     ptwb::ui::MainWindow window(&session);
-    if (parser.isSet(viewOption)) {
-        const QString view = parser.value(viewOption);
-        if (view != QLatin1String("measurements") && view != QLatin1String("devices")) {
-            std::fprintf(stderr, "--view: expected measurements or devices, not '%s'\n",
-                         qPrintable(view));
-            return 2;
-        }
-        window.tabs()->setCurrentIndex(view == QLatin1String("devices") ? 1 : 0);
-    }
-    window.resize(parser.isSet(screenshotOption) ? QSize(1200, 760) : window.size());
+    window.setFirstRunEnabled(!parser.isSet(noStarterOption));
+    if (parser.isSet(viewOption))
+        window.showView(ptwb::ui::MainWindow::View(views.indexOf(view)));
+    if (parser.isSet(screenshotOption))
+        window.resize(1440, 900);
+    reportWhenReady(window, clock);
     window.show();
     session.open(dbPath);
-
-    const QString targetText = parser.isSet(targetOption)
-        ? parser.value(targetOption)
-        : QSettings()
-              .value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
-              .toString();
-    std::unique_ptr<ptwb::DeviceClient> device;
     if (targetText != QLatin1String("offline")) {
-        Expected<ptwb::Transport *> transport =
-            deviceTransport(targetText, parser.isSet(sudoOption), &window);
-        if (!transport) {
-            std::fprintf(stderr, "--target: %s\n", qPrintable(transport.error()));
+        const ptwb::Status connected =
+            window.connectDevice(entryFor(targetText, parser.isSet(sudoOption)));
+        if (!connected) {
+            std::fprintf(stderr, "--target: %s\n", qPrintable(connected.error()));
             return 2;
         }
-        device = std::make_unique<ptwb::DeviceClient>(*transport);
-        window.setDeviceClient(device.get());
-        device->connectToDevice();
     }
     if (parser.isSet(targetOption))
         QSettings().setValue(QStringLiteral("device/target"), targetText);
 
-    if (parser.isSet(screenshotOption)) {
-        // Save once the store has gone quiet (opened, summaries and measurements loaded).
-        const QString file = parser.value(screenshotOption);
-        auto save = [&window, file] {
-            const bool ok = window.grab().save(file);
-            if (!ok)
-                std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
-            QApplication::exit(ok ? 0 : 1);
-        };
-        // Once the store is quiet and the device has answered (or failed), whichever is last.
-        auto storeQuiet = std::make_shared<bool>(false);
-        auto deviceSettled = std::make_shared<bool>(!device);
-        auto maybeSave = [save, storeQuiet, deviceSettled] {
-            if (*storeQuiet && *deviceSettled)
-                QTimer::singleShot(300, save);
-        };
-        QObject::connect(&session, &ptwb::ui::StoreSession::busyChanged, &window,
-                         [maybeSave, storeQuiet](bool busy) {
-                             *storeQuiet = !busy;
-                             maybeSave();
-                         });
-        if (device) {
-            QObject::connect(device.get(), &ptwb::DeviceClient::ready, &window,
-                             [maybeSave, deviceSettled] {
-                                 *deviceSettled = true;
-                                 maybeSave();
-                             });
-            QObject::connect(device.get(), &ptwb::DeviceClient::disconnected, &window,
-                             [maybeSave, deviceSettled] {
-                                 *deviceSettled = true;
-                                 maybeSave();
-                             });
-        }
-        QObject::connect(&session, &ptwb::ui::StoreSession::failed, &window,
-                         [] { QApplication::exit(1); });
-        QTimer::singleShot(15000, save);
-    }
+    ptwb::ui::ScreenshotDirector director(&window, parser.isSet(viewOption) ? view : QString(),
+                                          parser.value(screenshotOption));
+    if (parser.isSet(screenshotOption))
+        director.start();
     return app.exec();
 }

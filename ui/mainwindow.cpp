@@ -1,13 +1,22 @@
 #include "mainwindow.h"
 
+#include "comparepanel.h"
 #include "deviceclient.h"
+#include "deviceconnection.h"
+#include "devicespanel.h"
 #include "devicestatuslabel.h"
-
 #include "devicetablesview.h"
+#include "explorepanel.h"
+#include "firstrunguide.h"
 #include "importdialog.h"
 #include "measurementsview.h"
+#include "modelspanel.h"
 #include "storesession.h"
+#include "sweeppanel.h"
+#include "tradeoffchart.h"
+#include "viewexport.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -24,20 +33,46 @@
 
 namespace ptwb::ui {
 
+namespace {
+
+constexpr double kPresentationScale = 1.45;
+
+}  // namespace
+
+QStringList MainWindow::viewNames()
+{
+    return {QStringLiteral("explore"), QStringLiteral("sweep"),   QStringLiteral("models"),
+            QStringLiteral("compare"), QStringLiteral("devices"), QStringLiteral("measurements"),
+            QStringLiteral("tables")};
+}
+
 MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     : QMainWindow(parent)
     , m_session(session)
     , m_tabs(new QTabWidget(this))
-    , m_deviceTables(new DeviceTablesView(this))
+    , m_explore(new ExplorePanel(this))
+    , m_sweep(new SweepPanel(this))
+    , m_models(new ModelsPanel(this))
+    , m_compare(new ComparePanel(this))
+    , m_devices(new DevicesPanel(this))
     , m_measurements(new MeasurementsView(this))
+    , m_deviceTables(new DeviceTablesView(this))
     , m_deviceStatus(new DeviceStatusLabel(this))
+    , m_connection(new DeviceConnection(this))
+    , m_firstRun(new FirstRunGuide(m_explore, m_models, this))
     , m_dbStatus(new QLabel(this))
     , m_progress(new QProgressBar(this))
+    , m_normalFont(QApplication::font())
 {
     setWindowTitle(tr("PowerTrain Workbench"));
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(m_measurements, tr("&Measurements"));
-    m_tabs->addTab(m_deviceTables, tr("De&vice tables"));
+    addView(m_explore, tr("&Explore"), View::Explore);
+    addView(m_sweep, tr("&Sweep"), View::Sweep);
+    addView(m_models, tr("M&odels"), View::Models);
+    addView(m_compare, tr("&Compare"), View::Compare);
+    addView(m_devices, tr("&Devices"), View::Devices);
+    addView(m_measurements, tr("&Measurements"), View::Measurements);
+    addView(m_deviceTables, tr("Device &tables"), View::DeviceTables);
     setCentralWidget(m_tabs);
 
     m_progress->setMaximumWidth(220);
@@ -46,41 +81,25 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_dbStatus);
 
-    createActions();
-
-    connect(m_session, &StoreSession::opened, this, [this](const QString &path) {
-        m_dbStatus->setText(QFileInfo(path).fileName());
-        m_dbStatus->setToolTip(path);
-    });
-    connect(m_session, &StoreSession::summariesLoaded, m_measurements,
-            &MeasurementsView::setSummaries);
-    connect(m_session, &StoreSession::summariesLoaded, this,
-            [this](const QVector<WorkloadSummary> &summaries) {
-                m_exportAction->setEnabled(!summaries.isEmpty());
-            });
-    connect(m_measurements, &MeasurementsView::selectionChanged, m_session,
-            &StoreSession::loadMeasurements);
-    connect(m_session, &StoreSession::measurementsLoaded, m_measurements,
-            &MeasurementsView::setMeasurements);
-    connect(m_session, &StoreSession::importProgress, this, [this](qint64 done, qint64 total) {
-        m_progress->setRange(0, int(total));
-        m_progress->setValue(int(done));
-    });
-    connect(m_session, &StoreSession::importFinished, this, [this](const QString &message) {
-        m_cancelAction->setEnabled(false);
-        statusBar()->showMessage(message, 15000);
-    });
-    connect(m_session, &StoreSession::exportFinished, this,
-            [this](const QString &message) { statusBar()->showMessage(message, 15000); });
-    connect(m_session, &StoreSession::failed, this, &MainWindow::showError);
-    connect(m_session, &StoreSession::busyChanged, this, &MainWindow::setBusy);
-
+    createMenus();
+    wireViews();
     restoreSettings();
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createActions()
+QWidget *MainWindow::addView(QWidget *view, const QString &title, View which)
+{
+    m_tabs->insertTab(int(which), view, title);
+    return view;
+}
+
+void MainWindow::showView(View view)
+{
+    m_tabs->setCurrentIndex(int(view));
+}
+
+void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *open = file->addAction(tr("&Open database…"), this, &MainWindow::chooseDatabase);
@@ -90,18 +109,47 @@ void MainWindow::createActions()
     m_importAction = file->addAction(tr("&Import CSV…"), this, &MainWindow::chooseImportFile);
     m_importAction->setShortcut(QKeySequence(tr("Ctrl+I")));
     m_importAction->setToolTip(tr("Import measurements in the public PowerTrain CSV layout"));
-    m_exportAction = file->addAction(tr("&Export CSV…"), this, &MainWindow::chooseExportFile);
+    m_exportAction =
+        file->addAction(tr("&Export measurements…"), this, &MainWindow::chooseExportFile);
     m_exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
     m_exportAction->setToolTip(tr("Export the workload shown in the PowerTrain CSV layout"));
     m_exportAction->setEnabled(false);
+    QAction *chart =
+        file->addAction(tr("Export &chart as PNG or SVG…"), this, &MainWindow::exportChart);
+    chart->setObjectName(QStringLiteral("exportChartAction"));
+    chart->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    chart->setToolTip(tr("Save the chart of the view on screen (Explore's chart, or the whole "
+                         "view elsewhere)"));
+    QAction *table = file->addAction(tr("Export &table as CSV…"), this, &MainWindow::exportTable);
+    table->setObjectName(QStringLiteral("exportTableAction"));
+    table->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    table->setToolTip(tr("Save the table of the view on screen as CSV, as it is displayed"));
     m_cancelAction = file->addAction(tr("&Cancel import"), m_session, &StoreSession::cancelImport);
-    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancelAction->setEnabled(false);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction *go = view->addAction(m_tabs->tabText(i).remove(QLatin1Char('&')), this,
+                                      [this, i] { m_tabs->setCurrentIndex(i); });
+        go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    QAction *reset =
+        view->addAction(tr("&Reset zoom"), m_explore->chart(), &TradeoffChart::resetZoom);
+    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_presentAction =
+        view->addAction(tr("&Presentation mode"), this, &MainWindow::setPresentationMode);
+    m_presentAction->setObjectName(QStringLiteral("presentationAction"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_presentAction->setToolTip(tr("Large fonts for a lab demo or a projector (F11)"));
+
     QMenu *device = menuBar()->addMenu(tr("&Device"));
+    device->addAction(m_devices->addDeviceAction());
+    device->addAction(m_devices->connectDeviceAction());
     m_reconnectAction = device->addAction(tr("&Reconnect"), this, [this] {
         if (m_deviceClient)
             m_deviceClient->connectToDevice();
@@ -118,7 +166,131 @@ void MainWindow::createActions()
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     toolbar->addAction(m_importAction);
-    toolbar->addAction(m_exportAction);
+    toolbar->addAction(chart);
+    toolbar->addAction(table);
+    toolbar->addAction(m_presentAction);
+}
+
+void MainWindow::wireViews()
+{
+    connect(m_session, &StoreSession::opened, this, [this](const QString &path) {
+        m_dbStatus->setText(QFileInfo(path).fileName());
+        m_dbStatus->setToolTip(path);
+        m_explore->setDatabasePath(path);
+        m_sweep->setDatabasePath(path);
+        m_models->setDatabasePath(path);
+        m_compare->setDatabasePath(path);
+    });
+    connect(m_session, &StoreSession::summariesLoaded, m_measurements,
+            &MeasurementsView::setSummaries);
+    connect(m_session, &StoreSession::summariesLoaded, this,
+            [this](const QVector<WorkloadSummary> &summaries) {
+                m_exportAction->setEnabled(!summaries.isEmpty());
+                m_storeEmpty = summaries.isEmpty() ? 1 : 0;
+                maybeStartFirstRun();
+            });
+    connect(m_measurements, &MeasurementsView::selectionChanged, m_session,
+            &StoreSession::loadMeasurements);
+    connect(m_session, &StoreSession::measurementsLoaded, m_measurements,
+            &MeasurementsView::setMeasurements);
+    connect(m_session, &StoreSession::importProgress, this, [this](qint64 done, qint64 total) {
+        m_progress->setRange(0, int(total));
+        m_progress->setValue(int(done));
+    });
+    connect(m_session, &StoreSession::importFinished, this, [this](const QString &message) {
+        m_cancelAction->setEnabled(false);
+        statusBar()->showMessage(message, 15000);
+        m_explore->reload();
+        m_models->reload();
+    });
+    connect(m_session, &StoreSession::exportFinished, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 15000); });
+    connect(m_session, &StoreSession::failed, this, &MainWindow::showError);
+    connect(m_session, &StoreSession::busyChanged, this, &MainWindow::setBusy);
+
+    // New data anywhere shows up everywhere.
+    connect(m_models, &ModelsPanel::modelSaved, m_explore, &ExplorePanel::reload);
+    connect(m_sweep, &SweepPanel::sweepFinished, this, [this] {
+        m_explore->reload();
+        m_models->reload();
+        m_session->reloadSummaries();
+    });
+    connect(m_explore, &ExplorePanel::failed, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 15000); });
+    connect(m_explore, &ExplorePanel::statusMessage, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 30000); });
+    connect(m_firstRun, &FirstRunGuide::message, this,
+            [this](const QString &message) { statusBar()->showMessage(message, 60000); });
+    connect(m_firstRun, &FirstRunGuide::finished, this, [this] { m_session->reloadSummaries(); });
+
+    // The device: the Devices view chooses, the window connects, every view follows.
+    connect(m_devices, &DevicesPanel::deviceChosen, this, [this](const DeviceEntry &entry) {
+        if (const Status connected = connectDevice(entry); !connected)
+            showError(connected.error());
+    });
+    connect(m_connection, &DeviceConnection::deviceKindChanged, this, &MainWindow::setDeviceKind);
+    connect(m_deviceTables, &DeviceTablesView::currentDeviceChanged, this,
+            [this](const QString &kind) {
+                m_explore->setDeviceKind(kind);
+                m_models->setDeviceKind(kind);
+                m_compare->setDeviceKind(kind);
+            });
+}
+
+Status MainWindow::connectDevice(const DeviceEntry &entry)
+{
+    m_devices->setCurrentTarget(entry.target);
+    const Status connected = m_connection->connectTo(entry);
+    if (!connected)
+        return connected;
+    setDeviceClient(m_connection->client());
+    m_devices->setClient(m_connection->client());
+    m_sweep->setTarget(m_connection->sweepTarget());
+    m_explore->setApplyTarget(m_connection->applyTarget());
+    if (!m_connection->deviceKind().isEmpty())
+        setDeviceKind(m_connection->deviceKind());
+    maybeStartFirstRun();
+    return {};
+}
+
+void MainWindow::setDeviceKind(const QString &kind)
+{
+    m_deviceTables->setCurrentDevice(kind);  // the views follow through currentDeviceChanged
+    m_explore->setDeviceKind(kind);
+    m_models->setDeviceKind(kind);
+    m_compare->setDeviceKind(kind);
+    if (m_connection->isConnected()) {
+        m_sweep->setTarget(m_connection->sweepTarget());
+        m_explore->setApplyTarget(m_connection->applyTarget());
+    }
+}
+
+// Only on a simulated Jetson, only into an empty store, and only once both are known.
+void MainWindow::maybeStartFirstRun()
+{
+    if (!m_firstRunEnabled || m_storeEmpty != 1 || m_session->path().isEmpty() ||
+        !m_connection->entry().simulated() || m_connection->deviceKind().isEmpty())
+        return;
+    m_firstRunEnabled = false;
+    m_firstRun->start(m_session->path(), m_connection->deviceKind());
+}
+
+void MainWindow::setDeviceClient(DeviceClient *client)
+{
+    m_deviceClient = client;
+    m_deviceStatus->setClient(client);
+    m_reconnectAction->setEnabled(client != nullptr);
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    m_presenting = on;
+    m_presentAction->setChecked(on);
+    QFont font = m_normalFont;
+    if (on)
+        font.setPointSizeF(m_normalFont.pointSizeF() * kPresentationScale);
+    QApplication::setFont(font);
+    statusBar()->showMessage(on ? tr("Presentation mode: F11 to leave") : QString(), 5000);
 }
 
 void MainWindow::restoreSettings()
@@ -129,6 +301,8 @@ void MainWindow::restoreSettings()
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
     m_deviceTables->setCurrentDevice(
         settings.value(QStringLiteral("device/kind"), QStringLiteral("orin-agx")).toString());
+    if (settings.value(QStringLiteral("window/presentation"), false).toBool())
+        setPresentationMode(true);
 }
 
 void MainWindow::saveSettings() const
@@ -137,6 +311,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+    settings.setValue(QStringLiteral("window/presentation"), m_presenting);
     settings.setValue(QStringLiteral("device/kind"), m_deviceTables->currentDevice());
     if (!m_session->path().isEmpty())
         settings.setValue(QStringLiteral("store/path"), m_session->path());
@@ -144,8 +319,20 @@ void MainWindow::saveSettings() const
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_explore->isApplying()) {
+        const auto answer = QMessageBox::question(
+            this, tr("A mode is being applied"),
+            tr("Quit while a mode is being applied? The device goes back to its previous mode "
+               "by itself, since nobody confirms the new one."));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
     saveSettings();
     m_session->cancelImport();
+    m_sweep->cancel();
+    m_models->cancel();
     event->accept();
 }
 
@@ -159,13 +346,6 @@ void MainWindow::chooseImportFile()
         return;
     settings.setValue(QStringLiteral("import/dir"), QFileInfo(path).absolutePath());
     importFile(path);
-}
-
-void MainWindow::setDeviceClient(DeviceClient *client)
-{
-    m_deviceClient = client;
-    m_deviceStatus->setClient(client);
-    m_reconnectAction->setEnabled(client != nullptr);
 }
 
 void MainWindow::importFile(const QString &filePath)
@@ -192,6 +372,50 @@ void MainWindow::chooseExportFile()
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     m_session->exportCsv(device, workload, path);
+}
+
+void MainWindow::exportChart()
+{
+    QSettings settings;
+    const QString name = viewNames().value(m_tabs->currentIndex());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"),
+        QDir(settings.value(QStringLiteral("export/dir")).toString()).filePath(name + ".png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    const bool ok = m_tabs->currentWidget() == m_explore
+        ? m_explore->chart()->exportTo(path, &error)
+        : ViewExport::writeImage(m_tabs->currentWidget(), path, &error);
+    if (!ok)
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
+}
+
+void MainWindow::exportTable()
+{
+    QAbstractItemView *table = ViewExport::visibleTable(m_tabs->currentWidget());
+    if (!table) {
+        statusBar()->showMessage(tr("This view shows no table to export"), 10000);
+        return;
+    }
+    QSettings settings;
+    const QString name = viewNames().value(m_tabs->currentIndex());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export table"),
+        QDir(settings.value(QStringLiteral("export/dir")).toString()).filePath(name + ".csv"),
+        tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    if (!ViewExport::writeFile(path, ViewExport::tableCsv(*table->model()), &error))
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 10000);
 }
 
 void MainWindow::chooseDatabase()

@@ -40,36 +40,6 @@ QString dbPath(const QCommandLineParser &parser)
     return path.isEmpty() ? Store::defaultPath() : path;
 }
 
-Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const QString &requested)
-{
-    const Expected<QVector<WorkloadSummary>> summaries = store.summaries();
-    if (!summaries)
-        return Expected<QString>::failure(summaries.error());
-    QStringList devices;
-    for (const WorkloadSummary &summary : *summaries) {
-        if (summary.workload == workload)
-            devices.append(summary.device);
-    }
-    const auto bad = [](const QString &message) {
-        return Expected<QString>::failure(message, ErrorKind::BadInput);
-    };
-    if (devices.isEmpty())
-        return bad(
-            QStringLiteral("%1: no measurements of workload '%2'").arg(store.path(), workload));
-    if (requested.isEmpty()) {
-        if (devices.size() > 1) {
-            return bad(QStringLiteral("workload '%1' was measured on %2; choose one with --device")
-                           .arg(workload, devices.join(QStringLiteral(", "))));
-        }
-        return devices.first();
-    }
-    if (!devices.contains(requested)) {
-        return bad(QStringLiteral("workload '%1' has no measurements on '%2'; it has some on %3")
-                       .arg(workload, requested, devices.join(QStringLiteral(", "))));
-    }
-    return requested;
-}
-
 Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind)
 {
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);

@@ -62,10 +62,6 @@ public:
 // Helpers shared by the commands.
 QCommandLineOption dbOption();
 QString dbPath(const QCommandLineParser &parser);
-// Fails with a usage error naming the first required option that is missing.
-// The device whose measurements of `workload` a command should use: `requested` when given (and
-// it has some), else the only device that has any. Bad input otherwise, naming the choices.
-Expected<QString> deviceOfWorkload(Store &store, const QString &workload, const QString &requested);
 // A measurement file (PowerTrain CSV) of a device kind, reduced to one row per mode.
 Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind);
 // Writes `data` to `path` (replacing a file only once the new one is complete), or to standard
@@ -73,6 +69,7 @@ Expected<TrainingData> readTrainingData(const QString &path, const QString &devi
 int writeOutput(Output &output, const QString &path, const QByteArray &data);
 // "cores,cpu,gpu,mem," of a mode, the leading columns of every CSV the commands write.
 void appendModeColumns(QByteArray &out, const PowerMode &mode);
+// Fails with a usage error naming the first required option that is missing.
 bool requireOptions(const QCommandLineParser &parser, const QStringList &names, Output &output,
                     int *exitCode);
 

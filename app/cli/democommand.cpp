@@ -1,13 +1,12 @@
 #include "democommand.h"
 
 #include "cli.h"
-#include "simulatorlauncher.h"
+#include "simulatedcorpus.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
 namespace ptwb::cli {
@@ -88,9 +87,6 @@ int DemoCommand::run(const QCommandLineParser &parser, Output &output) const
     if (dir.isEmpty() || !QDir().mkpath(dir))
         return output.fail(QStringLiteral("demo: cannot create a working directory"),
                            ErrorKind::Failed);
-    Expected<QString> scripts = SimulatorLauncher::scriptDirectory();
-    if (!scripts)
-        return output.fail(scripts.error(), ErrorKind::Failed);
     const QString db = dir + QStringLiteral("/demo.sqlite");
     const QString state = dir + QStringLiteral("/simulated-orin-agx");
     const QString corpus = dir + QStringLiteral("/simulated-resnet18.csv");
@@ -108,21 +104,15 @@ int DemoCommand::run(const QCommandLineParser &parser, Output &output) const
     output.line(QString());
     output.line(QStringLiteral("== %1. Reference corpus: ResNet-18 on 4,368 modes, simulated")
                     .arg(++step.number));
-    const QStringList corpusArguments {*scripts + QStringLiteral("/simulator/corpus.py"),
-                                       QStringLiteral("--device"),
-                                       QStringLiteral("orin-agx"),
-                                       QStringLiteral("--workload"),
-                                       QStringLiteral("resnet18"),
-                                       QStringLiteral("--out"),
-                                       corpus};
-    output.line(QStringLiteral("$ python3 %1").arg(corpusArguments.join(QLatin1Char(' '))));
-    QProcess generator;
-    generator.start(QStringLiteral("python3"), corpusArguments);
-    if (!generator.waitForFinished(60000) || generator.exitCode() != 0) {
-        return output.fail(QStringLiteral("demo: the corpus generator failed: %1")
-                               .arg(QString::fromUtf8(generator.readAllStandardError())),
-                           ErrorKind::Failed);
-    }
+    const Expected<QStringList> corpusArguments =
+        SimulatedCorpus::arguments(QStringLiteral("orin-agx"), QStringLiteral("resnet18"), corpus);
+    if (!corpusArguments)
+        return output.fail(corpusArguments.error(), ErrorKind::Failed);
+    output.line(QStringLiteral("$ python3 %1").arg(corpusArguments->join(QLatin1Char(' '))));
+    const Status generated =
+        SimulatedCorpus::generate(QStringLiteral("orin-agx"), QStringLiteral("resnet18"), corpus);
+    if (!generated)
+        return output.fail(QStringLiteral("demo: %1").arg(generated.error()), ErrorKind::Failed);
     QJsonObject recommendation;
     const bool ok = step.run(QStringLiteral("Store it"),
                              {QStringLiteral("import"), corpus, QStringLiteral("--db"), db,

@@ -4,12 +4,11 @@
 #include "devicetargets.h"
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
-#include "optimize/activeselection.h"
-#include "predict/powermodel.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
+#include "sweepsetup.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -20,19 +19,17 @@ namespace ptwb::cli {
 
 namespace {
 
-// The built-in workloads the agent (and the simulator) know by name.
-const QStringList kBuiltinWorkloads {QStringLiteral("resnet18"), QStringLiteral("mobilenet_v3")};
-
 Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QString &workload)
 {
     QString run = parser.value(QStringLiteral("run"));
     if (run.isEmpty()) {
-        if (!kBuiltinWorkloads.contains(workload)) {
+        const QStringList &builtins = SweepSetup::builtinWorkloads();
+        if (!builtins.contains(workload)) {
             return Expected<WorkloadSpec>::failure(
                 QStringLiteral("--run: workload '%1' is not built in (%2); say what to run with "
                                "--run builtin:NAME[:BATCH] or --run '{\"kind\":\"command\","
                                "\"argv\":[...]}'")
-                    .arg(workload, kBuiltinWorkloads.join(QStringLiteral(", "))),
+                    .arg(workload, builtins.join(QStringLiteral(", "))),
                 ErrorKind::BadInput);
         }
         run = QStringLiteral("builtin:") + workload;
@@ -59,71 +56,6 @@ Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QSt
             ErrorKind::BadInput);
     }
     return spec;
-}
-
-// Every mode of a device kind (empty for an unknown kind).
-QVector<PowerMode> allModes(const QString &kind)
-{
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
-    if (!spec)
-        return {};
-    const ModeSpace space(*spec);
-    QVector<PowerMode> modes;
-    modes.reserve(int(space.size()));
-    for (qint64 i = 0; i < space.size(); ++i)
-        modes.append(space.mode(i));
-    return modes;
-}
-
-// How long profiling a mode should take by the workload's newest model, if it has one: its
-// predicted minibatch time for every minibatch, plus a few seconds to settle. Every mode of the
-// device, so the modes an adaptive sweep adds later have a prediction too.
-std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
-                                                                  const SweepRecord &record)
-{
-    constexpr double kSettleSeconds = 3;
-    Expected<ModelRecord> model =
-        store.latestModel(record.plan.deviceKind, record.plan.workload, QString());
-    if (!model)
-        return nullptr;
-    Expected<PowerModel> predictor = PowerModel::fromRecord(*model);
-    if (!predictor)
-        return nullptr;
-    const QVector<PowerMode> modes = allModes(record.plan.deviceKind);
-    const ModePredictions predicted = predictor->predict(modes);
-    auto seconds = std::make_shared<QHash<PowerMode, double>>();
-    for (int i = 0; i < modes.size(); ++i)
-        seconds->insert(modes[i],
-                        record.plan.minibatches * predicted.timeMs[i] / 1000 + kSettleSeconds);
-    return seconds;
-}
-
-// For --modes als:N: active learning picks the next batch from every measurement of the
-// workload on the device, until N modes are planned or the front has nothing new.
-std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
-adaptiveExtender(Store &store, const SweepRecord &record)
-{
-    if (!record.plan.modeSet.startsWith(QLatin1String("als:")))
-        return nullptr;
-    const int limit = record.plan.modeSet.mid(4).toInt();
-    const QVector<PowerMode> candidates = allModes(record.plan.deviceKind);
-    if (candidates.isEmpty())
-        return nullptr;
-    return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
-        QSet<PowerMode> seen;  // planned so far, whatever became of them
-        for (const SweepItem &item : sweep.items)
-            seen.insert(item.mode);
-        const int room = limit - int(seen.size());
-        if (room <= 0)
-            return QVector<PowerMode>();
-        Expected<QVector<Measurement>> rows =
-            store.measurements(sweep.plan.device, sweep.plan.workload);
-        if (!rows)
-            return Expected<QVector<PowerMode>>::failure(rows.error());
-        return ActiveSelection::next(
-            sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows), candidates, seen,
-            std::min(room, int(SweepPlan::kAdaptiveBatch)), sweep.plan.seed + quint64(seen.size()));
-    };
 }
 
 }  // namespace
@@ -201,9 +133,6 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
             return output.fail(latest.error(), latest.errorKind());
         sweepId = *latest;
     } else {
-        Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
-        if (!spec)
-            return output.fail(spec.error(), ErrorKind::BadInput);
         Expected<WorkloadSpec> run = workloadToRun(parser, workload);
         if (!run)
             return output.fail(run.error(), run.errorKind());
@@ -224,12 +153,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         plan.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
         if (!ok)
             return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
-        Expected<QVector<PowerMode>> modes = SweepPlan::selectModes(*spec, plan.modeSet, plan.seed);
-        if (!modes)
-            return output.fail(modes.error(), modes.errorKind());
-        plan.modes = *modes;
-        SweepPlan::orderHighToLow(plan.modes);
-        Expected<qint64> created = sweeps.create(plan);
+        Expected<qint64> created = SweepSetup::create(**store, plan);
         if (!created)
             return output.fail(created.error(), created.errorKind());
         sweepId = *created;
@@ -239,12 +163,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     if (!planned)
         return output.fail(planned.error(), planned.errorKind());
     SweepRunner runner(**store, sweepId, targets->devices, SweepRunner::Options());
-    if (auto extender = adaptiveExtender(**store, *planned))
-        runner.setPlanExtender(extender);
-    if (auto predicted = predictedProfileSeconds(**store, *planned)) {
-        runner.setPredictedSeconds(
-            [predicted](const PowerMode &mode) { return predicted->value(mode, 0.0); });
-    }
+    SweepSetup::configure(runner, **store, *planned);
     QEventLoop loop;
     bool complete = false;
     QString summary;

@@ -1,5 +1,6 @@
 #include "modelcommands.h"
 
+#include "predict/modelfit.h"
 #include "predict/powermodel.h"
 #include "store/store.h"
 #include "util/numbertext.h"
@@ -40,38 +41,6 @@ TrainingCallbacks reporting(Output &output, bool everyEpoch)
                      << Qt::endl;
     };
     return callbacks;
-}
-
-// Loads a workload's measurements as training data, with its device and kind.
-struct WorkloadData
-{
-    QString device;
-    QString kind;
-    TrainingData data;
-};
-
-Expected<WorkloadData> loadWorkload(Store &store, const QString &workload, const QString &device)
-{
-    const Expected<QString> resolved = deviceOfWorkload(store, workload, device);
-    if (!resolved)
-        return Expected<WorkloadData>::failure(resolved.error(), resolved.errorKind());
-    const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
-    if (!rows)
-        return Expected<WorkloadData>::failure(rows.error());
-    return WorkloadData {*resolved, store.deviceKind(*resolved).value_or(QString()),
-                         TrainingData::fromMeasurements(*rows)};
-}
-
-// In-sample errors and the cost, kept with the model.
-QJsonObject fitMetrics(const PowerModel &model, const TrainingData &data, double seconds)
-{
-    const ModePredictions predicted = model.predict(data.modes);
-    return {{QStringLiteral("modes"), data.size()},
-            {QStringLiteral("time_mape_train"),
-             meanAbsolutePercentageError(predicted.timeMs, data.timeMs)},
-            {QStringLiteral("power_mape_train"),
-             meanAbsolutePercentageError(predicted.powerW, data.powerW)},
-            {QStringLiteral("seconds"), seconds}};
 }
 
 int saveAndReport(Store &store, PowerModel &model, Output &output)
@@ -148,7 +117,7 @@ int TrainCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(store.error(), store.errorKind());
     const QString workload = parser.value(QStringLiteral("workload"));
     const Expected<WorkloadData> loaded =
-        loadWorkload(**store, workload, parser.value(QStringLiteral("device")));
+        WorkloadData::load(**store, workload, parser.value(QStringLiteral("device")));
     if (!loaded)
         return output.fail(loaded.error(), loaded.errorKind());
 
@@ -160,7 +129,8 @@ int TrainCommand::run(const QCommandLineParser &parser, Output &output) const
         reporting(output, parser.isSet(QStringLiteral("progress"))));
     if (!model)
         return output.fail(model.error(), model.errorKind());
-    model->setMetrics(fitMetrics(*model, loaded->data, timer.nsecsElapsed() / 1e9));
+    model->setMetrics(
+        ModelFit::of(*model, loaded->data).trainingMetrics(timer.nsecsElapsed() / 1e9));
     return saveAndReport(**store, *model, output);
 }
 
@@ -204,7 +174,7 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(store.error(), store.errorKind());
     const QString workload = parser.value(QStringLiteral("to"));
     const Expected<WorkloadData> loaded =
-        loadWorkload(**store, workload, parser.value(QStringLiteral("device")));
+        WorkloadData::load(**store, workload, parser.value(QStringLiteral("device")));
     if (!loaded)
         return output.fail(loaded.error(), loaded.errorKind());
 
@@ -247,7 +217,8 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
         reporting(output, parser.isSet(QStringLiteral("progress"))));
     if (!model)
         return output.fail(model.error(), model.errorKind());
-    model->setMetrics(fitMetrics(*model, loaded->data, timer.nsecsElapsed() / 1e9));
+    model->setMetrics(
+        ModelFit::of(*model, loaded->data).trainingMetrics(timer.nsecsElapsed() / 1e9));
     return saveAndReport(**store, *model, output);
 }
 

@@ -1,6 +1,7 @@
 #include "optimizecommands.h"
 
 #include "optimize/evaluation.h"
+#include "optimize/tradeoffspace.h"
 #include "store/store.h"
 #include "util/numbertext.h"
 
@@ -10,81 +11,15 @@ namespace ptwb::cli {
 
 namespace {
 
-// The modes a recommendation chooses from: every mode of the device with the newest model's
-// predictions, measured modes with their observed values; or only the measured modes.
-struct Candidates
-{
-    QString device;
-    QString kind;
-    TrainingData data;
-    QVector<bool> observed;
-    qint64 modelId = 0;
-};
-
-Expected<Candidates> candidates(Store &store, const QString &workload, const QString &device,
-                                bool observedOnly)
-{
-    using Result = Expected<Candidates>;
-    const Expected<QString> resolved = deviceOfWorkload(store, workload, device);
-    if (!resolved)
-        return Result::failure(resolved.error(), resolved.errorKind());
-    const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
-    if (!rows)
-        return Result::failure(rows.error());
-    Candidates out;
-    out.device = *resolved;
-    out.kind = store.deviceKind(*resolved).value_or(QString());
-    const TrainingData measured = TrainingData::fromMeasurements(*rows);
-    const Expected<ModelRecord> record = observedOnly
-        ? Expected<ModelRecord>::failure(QString())
-        : store.latestModel(out.kind, workload, QString());
-    if (!record) {
-        out.data = measured;
-        out.observed = QVector<bool>(measured.size(), true);
-        return out;
-    }
-    const Expected<PowerModel> model = PowerModel::fromRecord(*record);
-    if (!model)
-        return Result::failure(model.error(), model.errorKind());
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(out.kind);
-    if (!spec)
-        return Result::failure(spec.error());
-    const ModeSpace space(*spec);
-    const Expected<ModePredictions> predicted = model->predict(space);
-    if (!predicted)
-        return Result::failure(predicted.error(), predicted.errorKind());
-    out.modelId = record->id;
-    QHash<PowerMode, int> measuredRow;
-    for (int i = 0; i < measured.size(); ++i)
-        measuredRow.insert(measured.modes[i], i);
-    for (qint64 i = 0; i < space.size(); ++i) {
-        const PowerMode mode = space.mode(i);
-        const int row = measuredRow.value(mode, -1);
-        out.data.modes.append(mode);
-        out.data.timeMs.append(row >= 0 ? measured.timeMs[row] : predicted->timeMs[i]);
-        out.data.powerW.append(row >= 0 ? measured.powerW[row] : predicted->powerW[i]);
-        out.observed.append(row >= 0);
-    }
-    return out;
-}
-
 // The candidates of the command line's --db, --workload, --device and --observed-only.
-Expected<Candidates> candidatesFor(const QCommandLineParser &parser)
+Expected<TradeoffSpace> candidatesFor(const QCommandLineParser &parser)
 {
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return Expected<Candidates>::failure(store.error(), store.errorKind());
-    return candidates(**store, parser.value(QStringLiteral("workload")),
-                      parser.value(QStringLiteral("device")),
-                      parser.isSet(QStringLiteral("observed-only")));
-}
-
-QVector<TradeoffPoint> points(const TrainingData &data)
-{
-    QVector<TradeoffPoint> out;
-    for (int i = 0; i < data.size(); ++i)
-        out.append({i, data.powerW[i], data.timeMs[i]});
-    return out;
+        return Expected<TradeoffSpace>::failure(store.error(), store.errorKind());
+    return TradeoffSpace::load(**store, parser.value(QStringLiteral("workload")),
+                               parser.value(QStringLiteral("device")),
+                               parser.isSet(QStringLiteral("observed-only")));
 }
 
 QString percent(double value)
@@ -139,45 +74,52 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
     if (objective != QLatin1String("time") && objective != QLatin1String("energy"))
         return output.badUsage(QStringLiteral("--objective: expected time or energy"));
 
-    const Expected<Candidates> found = candidatesFor(parser);
+    const Expected<TradeoffSpace> found = candidatesFor(parser);
     if (!found)
         return output.fail(found.error(), found.errorKind());
-    const ParetoFront front(points(found->data));
-    const bool energy = objective == QLatin1String("energy");
-    const std::optional<BudgetAnswer> answer = hasPower
-        ? (energy ? front.lowestEnergyWithinPower(budget) : front.fastestWithin(budget))
-        : (energy ? front.lowestEnergyWithinTime(budget) : front.lowestPowerWithin(budget));
+    Budget query;
+    query.kind = hasPower ? Budget::Kind::Power : Budget::Kind::Time;
+    query.value = budget;
+    query.objective =
+        objective == QLatin1String("energy") ? Budget::Objective::Energy : Budget::Objective::Time;
+    const std::optional<Recommendation> answer = found->recommend(query);
     if (!answer)
         return output.fail(QStringLiteral("no candidate modes"), ErrorKind::BadInput);
 
-    const int row = answer->point.mode;
-    const TrainingData &d = found->data;
-    const PowerMode mode = d.modes[row];
-    // Gains over MAXN (all knobs at their highest), when it is among the candidates.
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(found->kind);
-    const int maxn = spec ? d.modes.indexOf(spec->maxMode()) : -1;
+    const TradeoffSpace &d = *found;
+    const int row = answer->index;
+    const PowerMode mode = d.mode(row);
+    const double timeMs = d.timeMs(row);
+    const double powerW = d.powerW(row);
     const QString unit = hasPower ? QStringLiteral("W") : QStringLiteral("ms");
     const QString source =
-        found->observed[row] ? QStringLiteral("observed") : QStringLiteral("predicted");
+        d.isObserved(row) ? QStringLiteral("observed") : QStringLiteral("predicted");
     if (output.json()) {
         QJsonObject object {{QStringLiteral("fits"), answer->fits},
                             {QStringLiteral("mode"), mode.toCanonical()},
                             {QStringLiteral("mode_short"), mode.toShort()},
-                            {QStringLiteral("time_ms"), d.timeMs[row]},
-                            {QStringLiteral("power_w"), d.powerW[row]},
-                            {QStringLiteral("energy_j"), d.timeMs[row] * d.powerW[row] / 1000},
+                            {QStringLiteral("time_ms"), timeMs},
+                            {QStringLiteral("power_w"), powerW},
+                            {QStringLiteral("energy_j"), timeMs * powerW / 1000},
                             {QStringLiteral("source"), source},
                             {QStringLiteral("budget"), budget},
                             {QStringLiteral("budget_unit"), unit},
                             {QStringLiteral("objective"), objective},
                             {QStringLiteral("candidates"), d.size()}};
-        if (found->modelId > 0)
-            object.insert(QStringLiteral("model_id"), found->modelId);
-        if (maxn >= 0) {
-            object.insert(QStringLiteral("time_vs_maxn_percent"),
-                          100 * (d.timeMs[row] / d.timeMs[maxn] - 1));
-            object.insert(QStringLiteral("power_vs_maxn_percent"),
-                          100 * (d.powerW[row] / d.powerW[maxn] - 1));
+        if (d.modelId() > 0)
+            object.insert(QStringLiteral("model_id"), d.modelId());
+        if (answer->vsMaxn) {
+            object.insert(QStringLiteral("time_vs_maxn_percent"), answer->vsMaxn->timePercent);
+            object.insert(QStringLiteral("power_vs_maxn_percent"), answer->vsMaxn->powerPercent);
+            object.insert(QStringLiteral("energy_vs_maxn_percent"), answer->vsMaxn->energyPercent);
+        }
+        if (answer->vsPreset) {
+            object.insert(QStringLiteral("preset"), answer->vsPreset->against);
+            object.insert(QStringLiteral("time_vs_preset_percent"), answer->vsPreset->timePercent);
+            object.insert(QStringLiteral("power_vs_preset_percent"),
+                          answer->vsPreset->powerPercent);
+            object.insert(QStringLiteral("energy_vs_preset_percent"),
+                          answer->vsPreset->energyPercent);
         }
         output.object(object);
         return kExitOk;
@@ -187,32 +129,32 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
                                    "%6 W (%7).")
                         .arg(budget)
                         .arg(unit, mode.toCanonical(), mode.toShort())
-                        .arg(d.timeMs[row], 0, 'f', 1)
-                        .arg(d.powerW[row], 0, 'f', 2)
+                        .arg(timeMs, 0, 'f', 1)
+                        .arg(powerW, 0, 'f', 2)
                         .arg(source));
         return kExitOk;
     }
     output.line(QStringLiteral("%1   %2").arg(mode.toCanonical(), mode.toShort()));
     output.line(QStringLiteral("  time %1 ms, power %2 W, energy %3 J per minibatch (%4)")
-                    .arg(d.timeMs[row], 0, 'f', 1)
-                    .arg(d.powerW[row], 0, 'f', 2)
-                    .arg(d.timeMs[row] * d.powerW[row] / 1000, 0, 'f', 2)
+                    .arg(timeMs, 0, 'f', 1)
+                    .arg(powerW, 0, 'f', 2)
+                    .arg(timeMs * powerW / 1000, 0, 'f', 2)
                     .arg(source));
-    if (maxn >= 0) {
-        output.line(
-            QStringLiteral("  against MAXN: time %1, power %2, energy %3")
-                .arg(percent(100 * (d.timeMs[row] / d.timeMs[maxn] - 1)),
-                     percent(100 * (d.powerW[row] / d.powerW[maxn] - 1)),
-                     percent(
-                         100 *
-                         (d.timeMs[row] * d.powerW[row] / (d.timeMs[maxn] * d.powerW[maxn]) - 1))));
+    for (const std::optional<Comparison> &other : {answer->vsMaxn, answer->vsPreset}) {
+        if (!other)
+            continue;
+        output.line(QStringLiteral("  against %1: time %2, power %3, energy %4")
+                        .arg(other->against == QLatin1String("MAXN")
+                                 ? other->against
+                                 : QStringLiteral("the best stock preset (%1)").arg(other->against),
+                             percent(other->timePercent), percent(other->powerPercent),
+                             percent(other->energyPercent)));
     }
-    output.line(
-        QStringLiteral("  from %1 candidate modes%2")
-            .arg(d.size())
-            .arg(found->modelId > 0
-                     ? QStringLiteral(" (model %1 for unmeasured modes)").arg(found->modelId)
-                     : QStringLiteral(" (measured only)")));
+    output.line(QStringLiteral("  from %1 candidate modes%2")
+                    .arg(d.size())
+                    .arg(d.modelId() > 0
+                             ? QStringLiteral(" (model %1 for unmeasured modes)").arg(d.modelId())
+                             : QStringLiteral(" (measured only)")));
     return kExitOk;
 }
 
@@ -235,37 +177,38 @@ int ParetoCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
         return exitCode;
-    const Expected<Candidates> found = candidatesFor(parser);
+    const Expected<TradeoffSpace> found = candidatesFor(parser);
     if (!found)
         return output.fail(found.error(), found.errorKind());
-    const ParetoFront front(points(found->data));
+    const TradeoffSpace &d = *found;
+    const QVector<TradeoffPoint> &front = d.front().powerTime();
+    const auto sourceOf = [&d](int i) {
+        return d.isObserved(i) ? QStringLiteral("observed") : QStringLiteral("predicted");
+    };
     if (output.json()) {
-        for (const TradeoffPoint &p : front.powerTime()) {
-            output.object({{QStringLiteral("mode"), found->data.modes[p.mode].toCanonical()},
+        for (const TradeoffPoint &p : front) {
+            output.object({{QStringLiteral("mode"), d.mode(p.mode).toCanonical()},
                            {QStringLiteral("time_ms"), p.timeMs},
                            {QStringLiteral("power_w"), p.powerW},
-                           {QStringLiteral("source"),
-                            found->observed[p.mode] ? QStringLiteral("observed")
-                                                    : QStringLiteral("predicted")}});
+                           {QStringLiteral("source"), sourceOf(p.mode)}});
         }
         return kExitOk;
     }
     QByteArray csv = "cores,cpu,gpu,mem,time_ms,power_w,energy_j,source\n";
-    for (const TradeoffPoint &p : front.powerTime()) {
-        appendModeColumns(csv, found->data.modes[p.mode]);
+    for (const TradeoffPoint &p : front) {
+        appendModeColumns(csv, d.mode(p.mode));
         appendShortest(csv, p.timeMs);
         csv += ',';
         appendShortest(csv, p.powerW);
         csv += ',';
         appendShortest(csv, p.energy() / 1000);
-        csv += found->observed[p.mode] ? ",observed\n" : ",predicted\n";
+        csv += ',' + sourceOf(p.mode).toLatin1() + '\n';
     }
     const QString outPath = parser.value(QStringLiteral("out"));
     if (const int code = writeOutput(output, outPath, csv); code != kExitOk || outPath == "-")
         return code;
-    output.err()
-        << QStringLiteral("%1 front modes written to %2").arg(front.powerTime().size()).arg(outPath)
-        << Qt::endl;
+    output.err() << QStringLiteral("%1 front modes written to %2").arg(front.size()).arg(outPath)
+                 << Qt::endl;
     return kExitOk;
 }
 

@@ -99,7 +99,7 @@ int ExportCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(store.error(), store.errorKind());
     const QString workload = parser.value(QStringLiteral("workload"));
     const Expected<QString> resolved =
-        deviceOfWorkload(**store, workload, parser.value(QStringLiteral("device")));
+        (*store)->deviceOfWorkload(workload, parser.value(QStringLiteral("device")));
     if (!resolved)
         return output.fail(resolved.error(), resolved.errorKind());
     const QString device = *resolved;

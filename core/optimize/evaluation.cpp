@@ -105,12 +105,19 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
     context.samples = m_options.samples;
     const bool needsReference = m_options.strategies.contains(QStringLiteral("pt")) ||
         m_options.strategies.contains(QStringLiteral("safe"));
-    if (needsReference) {
+    const auto cancelled = [] { return Result::failure(QStringLiteral("evaluation cancelled")); };
+    if (needsReference && m_referenceModel) {
+        context.reference = m_referenceModel;
+    } else if (needsReference) {
         QElapsedTimer timer;
         timer.start();
+        TrainingCallbacks callbacks;
+        callbacks.cancelled = m_cancelled;
         Expected<PowerModel> reference =
             PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
-                              QStringLiteral("reference"), QStringLiteral("default"), 1);
+                              QStringLiteral("reference"), QStringLiteral("default"), 1, callbacks);
+        if (isCancelled())
+            return cancelled();
         if (!reference)
             return Result::failure(reference.error(), reference.errorKind());
         context.reference = std::make_shared<PowerModel>(std::move(reference).value());
@@ -119,12 +126,16 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
     }
 
     QVector<StrategyMetrics> results;
+    const int steps = int(m_options.strategies.size()) * m_options.repeats;
+    int step = 0;
     for (const QString &name : m_options.strategies) {
         QVector<Solution> solutions;
         double profiled = 0;
         QElapsedTimer timer;
         timer.start();
         for (int repeat = 0; repeat < m_options.repeats; ++repeat) {
+            if (isCancelled())
+                return cancelled();
             std::unique_ptr<Strategy> strategy = Strategy::create(name);
             ProfilingOracle oracle(m_target);
             context.seed = m_options.seed * 1000003 + repeat;
@@ -142,6 +153,8 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
                                   best->point.timeMs, best->point.energy()});
             }
             profiled += oracle.profiledCount();
+            if (m_progress)
+                m_progress(++step, steps);
         }
         StrategyMetrics metrics = StrategyMetrics::of(name, solutions);
         metrics.profiled = profiled / m_options.repeats;

@@ -51,14 +51,33 @@ public:
     Evaluator(TrainingData reference, TrainingData target, QString deviceKind,
               EvaluationOptions options);
 
+    // Polled between repeats and during the reference training: true stops the run, which
+    // then fails with a message saying it was cancelled (strategies already done were reported).
+    void setCancelled(std::function<bool()> cancelled) { m_cancelled = std::move(cancelled); }
+    // After each repeat of each strategy: `done` of `total` (strategies x repeats).
+    void setProgress(std::function<void(int done, int total)> progress)
+    {
+        m_progress = std::move(progress);
+    }
+    // A reference model to use for pt and safe instead of training one on the reference data.
+    void setReferenceModel(std::shared_ptr<const PowerModel> model)
+    {
+        m_referenceModel = std::move(model);
+    }
+
     Expected<QVector<StrategyMetrics>> run(const std::function<void(const StrategyMetrics &)> &done,
                                            const std::function<void(const QString &)> &log) const;
 
 private:
+    bool isCancelled() const { return m_cancelled && m_cancelled(); }
+
     TrainingData m_reference;
     TrainingData m_target;
     QString m_deviceKind;
     EvaluationOptions m_options;
+    std::function<bool()> m_cancelled;
+    std::function<void(int, int)> m_progress;
+    std::shared_ptr<const PowerModel> m_referenceModel;
 };
 
 }  // namespace ptwb

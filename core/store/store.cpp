@@ -275,6 +275,35 @@ Expected<QVector<Measurement>> Store::measurements(const QString &device, const 
     return out;
 }
 
+Expected<QString> Store::deviceOfWorkload(const QString &workload, const QString &requested)
+{
+    const Expected<QVector<WorkloadSummary>> all = summaries();
+    if (!all)
+        return Expected<QString>::failure(all.error());
+    QStringList devices;
+    for (const WorkloadSummary &summary : *all) {
+        if (summary.workload == workload)
+            devices.append(summary.device);
+    }
+    const auto bad = [](const QString &message) {
+        return Expected<QString>::failure(message, ErrorKind::BadInput);
+    };
+    if (devices.isEmpty())
+        return bad(QStringLiteral("%1: no measurements of workload '%2'").arg(path(), workload));
+    if (requested.isEmpty()) {
+        if (devices.size() > 1) {
+            return bad(QStringLiteral("workload '%1' was measured on %2; choose one with --device")
+                           .arg(workload, devices.join(QStringLiteral(", "))));
+        }
+        return devices.first();
+    }
+    if (!devices.contains(requested)) {
+        return bad(QStringLiteral("workload '%1' has no measurements on '%2'; it has some on %3")
+                       .arg(workload, requested, devices.join(QStringLiteral(", "))));
+    }
+    return requested;
+}
+
 Expected<QVector<WorkloadSummary>> Store::summaries()
 {
     using Result = Expected<QVector<WorkloadSummary>>;

@@ -47,6 +47,9 @@ public:
     // In the order they were stored.
     Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);
     Expected<QVector<WorkloadSummary>> summaries();
+    // The device a workload was measured on: `requested` when it has measurements there, else
+    // the only one (an error names the devices when there are several, or none).
+    Expected<QString> deviceOfWorkload(const QString &workload, const QString &requested);
 
     // Stores a model (one transaction) and returns its id.
     Expected<qint64> saveModel(const ModelRecord &model);

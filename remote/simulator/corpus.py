@@ -43,6 +43,9 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="CSV file to write ('-' for stdout)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--all", action="store_true", help="every mode, not the public grid")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="only N modes drawn at random (seeded) from the grid: what a short "
+                         "profiling sweep of a new workload would measure")
     args = ap.parse_args(argv)
     model = perfmodel.PerfModel(args.device)
     if not model.has_workload(args.workload):
@@ -51,7 +54,12 @@ def main(argv=None):
         return 2
     rng = random.Random(args.seed)
     lines = ["cores,cpu,gpu,mem,observed_time,observed_power"]
-    for mode in grid(model.table, args.all):
+    modes = list(grid(model.table, args.all))
+    if args.sample > 0:
+        chosen = random.Random(args.seed + 1).sample(range(len(modes)),
+                                                     min(args.sample, len(modes)))
+        modes = [modes[i] for i in sorted(chosen)]
+    for mode in modes:
         t = model.time_ms(args.workload, mode) * (1 + rng.gauss(0, TIME_NOISE))
         p = model.power_w(args.workload, mode) * (1 + rng.gauss(0, POWER_NOISE))
         lines.append("%d,%d,%d,%d,%.4f,%.4f" % (mode.cores, mode.cpu_khz, mode.gpu_hz,

@@ -285,6 +285,9 @@ void SweepRunner::profileCurrent(Worker &worker)
     worker.streaming = profile;
     connect(profile, &DeviceCall::eventReceived, this,
             [this, w](const QString &kind, const QJsonObject &event) {
+                if (w->current >= 0)
+                    Q_EMIT profileEvent(w->device.target, m_record.items[w->current].mode, kind,
+                                        event);
                 if (kind == QLatin1String("power")) {
                     w->livePowerW = event.value(QLatin1String("total_w")).toDouble();
                     emitProgress(*w);
@@ -377,6 +380,7 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
         const double overhead = worker.itemClock.nsecsElapsed() / 1e9 - worker.profileSeconds;
         m_overheadSeconds += std::max(0.0, overhead);
         ++m_overheadSamples;
+        Q_EMIT itemRecorded(item, m);
     }
     worker.current = -1;
     emitProgress(worker);
@@ -394,6 +398,7 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
         item.state = SweepItem::State::Failed;
         item.reason = reason;
         ++m_failed;
+        Q_EMIT itemRecorded(item, Measurement {});
         if (m_predicted)
             m_predictedFinished += m_predicted(item.mode);
     }

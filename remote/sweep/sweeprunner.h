@@ -6,6 +6,7 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 #include <QVector>
 
@@ -91,6 +92,12 @@ public:
 
 Q_SIGNALS:
     void progress(const ptwb::SweepProgress &progress);
+    // Every event of a profile in flight (power, minibatch, settled: docs/device-protocol.md),
+    // with the device and the mode it measures, for live plots.
+    void profileEvent(const QString &target, const ptwb::PowerMode &mode, const QString &kind,
+                      const QJsonObject &event);
+    // A planned item was recorded: done with its stored measurement, or failed (item.reason).
+    void itemRecorded(const ptwb::SweepItem &item, const ptwb::Measurement &measurement);
     void message(const QString &text);
     void finished(bool complete, const QString &summary);
 

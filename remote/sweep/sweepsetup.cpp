@@ -1,0 +1,113 @@
+#include "sweepsetup.h"
+
+#include "modes/devicespec.h"
+#include "modes/modespace.h"
+#include "optimize/activeselection.h"
+#include "predict/powermodel.h"
+#include "store/store.h"
+#include "sweeprunner.h"
+
+#include <QSet>
+
+#include <memory>
+
+namespace ptwb {
+
+namespace {
+
+// How long profiling a mode should take by the workload's newest model, if it has one: its
+// predicted minibatch time for every minibatch, plus a few seconds to settle. Every mode of the
+// device, so the modes an adaptive sweep adds later have a prediction too.
+std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
+                                                                  const SweepRecord &record)
+{
+    constexpr double kSettleSeconds = 3;
+    Expected<ModelRecord> model =
+        store.latestModel(record.plan.deviceKind, record.plan.workload, QString());
+    if (!model)
+        return nullptr;
+    Expected<PowerModel> predictor = PowerModel::fromRecord(*model);
+    if (!predictor)
+        return nullptr;
+    const QVector<PowerMode> modes = SweepSetup::allModes(record.plan.deviceKind);
+    const ModePredictions predicted = predictor->predict(modes);
+    auto seconds = std::make_shared<QHash<PowerMode, double>>();
+    for (int i = 0; i < modes.size(); ++i)
+        seconds->insert(modes[i],
+                        record.plan.minibatches * predicted.timeMs[i] / 1000 + kSettleSeconds);
+    return seconds;
+}
+
+// For als:N: active learning picks the next batch from every measurement of the workload on
+// the device, until N modes are planned or the front has nothing new.
+std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
+adaptiveExtender(Store &store, const SweepRecord &record)
+{
+    if (!record.plan.modeSet.startsWith(QLatin1String("als:")))
+        return nullptr;
+    const int limit = record.plan.modeSet.mid(4).toInt();
+    const QVector<PowerMode> candidates = SweepSetup::allModes(record.plan.deviceKind);
+    if (candidates.isEmpty())
+        return nullptr;
+    return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
+        QSet<PowerMode> seen;  // planned so far, whatever became of them
+        for (const SweepItem &item : sweep.items)
+            seen.insert(item.mode);
+        const int room = limit - int(seen.size());
+        if (room <= 0)
+            return QVector<PowerMode>();
+        Expected<QVector<Measurement>> rows =
+            store.measurements(sweep.plan.device, sweep.plan.workload);
+        if (!rows)
+            return Expected<QVector<PowerMode>>::failure(rows.error());
+        return ActiveSelection::next(
+            sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows), candidates, seen,
+            std::min(room, int(SweepPlan::kAdaptiveBatch)), sweep.plan.seed + quint64(seen.size()));
+    };
+}
+
+}  // namespace
+
+const QStringList &SweepSetup::builtinWorkloads()
+{
+    static const QStringList workloads {QStringLiteral("resnet18"), QStringLiteral("mobilenet_v3")};
+    return workloads;
+}
+
+QVector<PowerMode> SweepSetup::allModes(const QString &deviceKind)
+{
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
+    if (!spec)
+        return {};
+    const ModeSpace space(*spec);
+    QVector<PowerMode> modes;
+    modes.reserve(int(space.size()));
+    for (qint64 i = 0; i < space.size(); ++i)
+        modes.append(space.mode(i));
+    return modes;
+}
+
+Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
+{
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(plan.deviceKind);
+    if (!spec)
+        return Expected<qint64>::failure(spec.error(), ErrorKind::BadInput);
+    Expected<QVector<PowerMode>> modes = SweepPlan::selectModes(*spec, plan.modeSet, plan.seed);
+    if (!modes)
+        return Expected<qint64>::failure(modes.error(), modes.errorKind());
+    plan.modes = *modes;
+    SweepPlan::orderHighToLow(plan.modes);
+    return SweepStore(store).create(plan);
+}
+
+void SweepSetup::configure(SweepRunner &runner, Store &store, const SweepRecord &record)
+{
+    if (auto extender = adaptiveExtender(store, record))
+        runner.setPlanExtender(extender);
+    if (auto predicted = predictedProfileSeconds(store, record)) {
+        runner.setPredictedSeconds(
+            [predicted](const PowerMode &mode) { return predicted->value(mode, 0.0); });
+    }
+}
+
+}  // namespace ptwb

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "store/store.h"
+#include "synthetic.h"
+
+#include <QTest>
+
+// `count` synthetic modes (synthetic.h) and MAXN, which the maxn strategy needs among its
+// candidates: the last mode replaced by it when it was not drawn.
+inline ptwb::TrainingData syntheticDataWithMaxn(int count, quint64 seed, double gpuWeight = 0.7)
+{
+    ptwb::TrainingData data = syntheticData(count, seed, gpuWeight);
+    const ptwb::PowerMode maxn =
+        ptwb::DeviceSpec::builtin(QStringLiteral("orin-agx")).value().maxMode();
+    if (!data.modes.contains(maxn)) {
+        data.modes.last() = maxn;
+        data.timeMs.last() = syntheticTime(maxn, gpuWeight);
+        data.powerW.last() = syntheticPower(maxn, gpuWeight);
+    }
+    return data;
+}
+
+// Stores `count` synthetic measurements of a workload (with MAXN) on the AGX Orin
+// "orin-agx", as an import with a made-up hash: a store in milliseconds, no shared data needed.
+inline bool addSyntheticWorkload(ptwb::Store &store, const QString &workload, int count,
+                                 quint64 seed, double gpuWeight = 0.7)
+{
+    const ptwb::TrainingData data = syntheticDataWithMaxn(count, seed, gpuWeight);
+    QVector<ptwb::Measurement> rows;
+    for (int i = 0; i < data.size(); ++i) {
+        ptwb::Measurement m;
+        m.mode = data.modes[i];
+        m.timeMs = data.timeMs[i];
+        m.powerW = data.powerW[i];
+        m.source = QStringLiteral("import");
+        rows.append(m);
+    }
+    const auto record =
+        store.addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), workload,
+                        workload + QStringLiteral(".csv"),
+                        QStringLiteral("%1-%2-%3").arg(workload).arg(count).arg(seed), rows);
+    return record.ok();
+}

@@ -1,0 +1,328 @@
+#include "adddevicedialog.h"
+#include "deviceclient.h"
+#include "devicedetails.h"
+#include "devicelist.h"
+#include "devicemonitor.h"
+#include "devicespanel.h"
+#include "devicetransports.h"
+#include "localprocesstransport.h"
+#include "simulatorlauncher.h"
+#include "sparkline.h"
+#include "sshtransport.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace ptwb;
+using namespace ptwb::ui;
+
+class TestDevicesPanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_instances = 0;
+
+    QString writeKeyFile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("id_test"));
+        QFile file(path);
+        if (file.open(QIODevice::WriteOnly))
+            file.write("-----BEGIN OPENSSH PRIVATE KEY-----\n");
+        return path;
+    }
+
+    // A client on a fresh simulated AGX Orin with its own state directory (not connected yet).
+    std::unique_ptr<DeviceClient> simulator(const QStringList &faults = {})
+    {
+        SimulatorOptions options;
+        options.stateDirectory = m_dir.filePath(QStringLiteral("sim%1").arg(++m_instances));
+        options.faults = faults;
+        Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(options);
+        if (!transport) {
+            qWarning("%s", qPrintable(transport.error()));
+            return nullptr;
+        }
+        return std::make_unique<DeviceClient>(*transport);
+    }
+
+    static QString labelText(const QWidget &parent, const char *name)
+    {
+        auto *label = parent.findChild<QLabel *>(QLatin1String(name));
+        return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(name));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // A throwaway settings file: nothing here touches the person's own.
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("ptwb-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_devicespanel"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path());
+    }
+
+    void init() { QSettings().clear(); }
+
+    void firstRunPreselectsTheSimulatedAgxOrin()
+    {
+        DevicesPanel panel;
+        const QVector<DeviceEntry> entries = panel.entries();
+        QVERIFY(!entries.isEmpty());
+        QCOMPARE(entries.first().target, QStringLiteral("sim:orin-agx"));
+        QVERIFY(entries.first().simulated());
+        QVERIFY(entries.first().name.contains(QLatin1String("Simulated")));
+        QCOMPARE(panel.currentEntry().target, QStringLiteral("sim:orin-agx"));
+        // Built in: cannot be removed.
+        QVERIFY(!panel.removeDeviceAction()->isEnabled());
+        panel.removeCurrent();
+        QCOMPARE(panel.entries(), entries);
+
+        QSignalSpy chosen(&panel, &DevicesPanel::deviceChosen);
+        panel.connectDeviceAction()->trigger();
+        QCOMPARE(chosen.count(), 1);
+        QCOMPARE(chosen.at(0).at(0).value<DeviceEntry>().target, QStringLiteral("sim:orin-agx"));
+    }
+
+    void addedDevicePersistsAcrossPanels()
+    {
+        const QString key = writeKeyFile();
+        {
+            DevicesPanel panel;
+            const int before = int(panel.entries().size());
+            panel.addDevice();
+            auto *dialog = panel.findChild<AddDeviceDialog *>();
+            QVERIFY(dialog);
+            QTRY_VERIFY(dialog->isVisible());
+            dialog->setFields({QStringLiteral("lab orin"), QStringLiteral("orin.local"),
+                               QStringLiteral("2222"), QStringLiteral("nvidia"), key, true});
+            dialog->accept();
+            QCOMPARE(dialog->errorText(), QString());
+            QCOMPARE(panel.entries().size(), before + 1);
+            const DeviceEntry added = panel.entries().last();
+            QCOMPARE(added.name, QStringLiteral("lab orin"));
+            QCOMPARE(added.target, QStringLiteral("ssh://nvidia@orin.local:2222"));
+            QCOMPARE(added.keyFile, key);
+            QVERIFY(added.sudo);
+            QCOMPARE(panel.currentEntry(), added);  // the new one is selected
+            QVERIFY(panel.removeDeviceAction()->isEnabled());
+        }
+        {
+            DevicesPanel panel;
+            const DeviceEntry stored = panel.entries().last();
+            QCOMPARE(stored.target, QStringLiteral("ssh://nvidia@orin.local:2222"));
+            QCOMPARE(stored.keyFile, key);
+            QVERIFY(stored.sudo);
+            // Not chosen yet: the simulated Orin is still the one preselected.
+            QCOMPARE(panel.currentEntry().target, QStringLiteral("sim:orin-agx"));
+
+            // Remove, undo, remove again: what is stored follows.
+            QVERIFY(panel.setCurrentTarget(stored.target));
+            panel.removeDeviceAction()->trigger();
+            QCOMPARE(panel.entries().last().simulated(), true);
+            panel.undoRemove();
+            QCOMPARE(panel.entries().last(), stored);
+            panel.removeCurrent();
+        }
+        QVERIFY(DevicesPanel().entries().last().simulated());
+    }
+
+    void invalidFieldsAreRefused_data()
+    {
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<QString>("port");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("keyFile");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("port out of range") << "orin"
+                                           << "70000"
+                                           << "nvidia"
+                                           << ""
+                                           << "Port";
+        QTest::newRow("port not a number") << "orin"
+                                           << "ssh"
+                                           << "nvidia"
+                                           << ""
+                                           << "Port";
+        QTest::newRow("missing key file") << "orin"
+                                          << "22"
+                                          << "nvidia"
+                                          << "/nonexistent/id_ed25519"
+                                          << "Key file";
+        QTest::newRow("empty host") << ""
+                                    << "22"
+                                    << "nvidia"
+                                    << ""
+                                    << "Host";
+        QTest::newRow("host with a space") << "my orin"
+                                           << "22"
+                                           << "nvidia"
+                                           << ""
+                                           << "Host";
+        QTest::newRow("bad user") << "orin"
+                                  << "22"
+                                  << "nv idia"
+                                  << ""
+                                  << "User";
+        QTest::newRow("no user") << "orin"
+                                 << "22"
+                                 << ""
+                                 << ""
+                                 << "User";
+        QTest::newRow("already listed") << "known"
+                                        << "22"
+                                        << "nvidia"
+                                        << ""
+                                        << "Host";
+    }
+
+    void invalidFieldsAreRefused()
+    {
+        QFETCH(QString, host);
+        QFETCH(QString, port);
+        QFETCH(QString, user);
+        QFETCH(QString, keyFile);
+        QFETCH(QString, named);
+        QVector<DeviceEntry> existing = DeviceList::builtinEntries();
+        existing.append({QStringLiteral("known"), QStringLiteral("ssh://nvidia@known"), {}, false});
+        AddDeviceDialog dialog(existing);
+        dialog.show();
+        QSignalSpy accepted(&dialog, &QDialog::accepted);
+        dialog.setFields({QString(), host, port, user, keyFile, false});
+        dialog.accept();
+        QCOMPARE(accepted.count(), 0);
+        QVERIFY(dialog.isVisible());
+        QVERIFY2(dialog.errorText().startsWith(named + QLatin1Char(':')),
+                 qPrintable(dialog.errorText()));
+        // Fixing the field lets it through.
+        dialog.setFields({QString(), QStringLiteral("orin"), QStringLiteral("22"),
+                          QStringLiteral("nvidia"), QString(), false});
+        dialog.accept();
+        QCOMPARE(accepted.count(), 1);
+        QCOMPARE(dialog.entry().target, QStringLiteral("ssh://nvidia@orin"));
+        QCOMPARE(dialog.entry().name, QStringLiteral("nvidia@orin"));
+    }
+
+    void keyFileReachesTheTransport()
+    {
+        // Only builds the transport: nothing connects to orin.local.
+        Expected<Transport *> transport = deviceTransport(
+            DeviceEntry {QStringLiteral("x"), QStringLiteral("ssh://nvidia@orin.local:2222"),
+                         QStringLiteral("/keys/id_lab"), true},
+            nullptr);
+        QVERIFY2(transport, qPrintable(transport.error()));
+        std::unique_ptr<Transport> owned(*transport);
+        QCOMPARE(owned->description(), QStringLiteral("nvidia@orin.local:2222"));
+        auto *ssh = qobject_cast<SshTransport *>(owned.get());
+        QVERIFY(ssh);
+        QCOMPARE(ssh->options().identityFiles.value(0), QStringLiteral("/keys/id_lab"));
+        QVERIFY(ssh->options().useSudo);
+        QCOMPARE(ssh->options().port, 2222);
+        QVERIFY(ssh->options().prompts);  // the dialogs, not the refusing default
+        QVERIFY(!deviceTransport(QStringLiteral("ssh://nvidia@orin:99999"), false, nullptr));
+        QVERIFY(!deviceTransport(QStringLiteral("sim:nonesuch"), false, nullptr));
+    }
+
+    void connectedSimulatorShowsModelModeAndPower()
+    {
+        auto client = simulator();
+        QVERIFY(client);
+        DevicesPanel panel;
+        panel.resize(900, 520);
+        panel.show();
+        QSignalSpy chosen(&panel, &DevicesPanel::deviceChosen);
+        panel.connectCurrent();
+        QCOMPARE(chosen.count(), 1);
+        panel.setClient(client.get());
+        client->connectToDevice();
+        DeviceDetailsView *details = panel.details();
+        QTRY_COMPARE_WITH_TIMEOUT(details->state(), DeviceDetailsView::State::Connected, 30000);
+
+        const DeviceInfo &info = client->info();
+        QVERIFY(info.simulated);
+        QCOMPARE(labelText(*details, "deviceModel"), info.model);
+        QVERIFY(labelText(*details, "deviceModel").contains(QLatin1String("AGX Orin")));
+        QCOMPARE(labelText(*details, "deviceL4t"), info.l4t);
+        QCOMPARE(labelText(*details, "deviceModeCanonical"), info.mode.toCanonical());
+        QCOMPARE(labelText(*details, "deviceModeShort"), info.mode.toShort());
+        QVERIFY(!panel.connectDeviceAction()->isEnabled());  // already connected to it
+
+        Sparkline *sparkline = details->sparkline();
+        QTRY_VERIFY_WITH_TIMEOUT(sparkline->sampleCount() >= 3, 15000);
+        QVERIFY(sparkline->current() > 1 && sparkline->current() < 100);
+        QVERIFY(sparkline->minimum() <= sparkline->maximum());
+
+        // A mode applied elsewhere shows on the next mode read.
+        PowerMode lower = info.mode;
+        lower.gpuHz = info.gpuHz.at(info.gpuHz.size() / 2);
+        QSignalSpy applied(client->applyMode(lower), &DeviceCall::finished);
+        QTRY_COMPARE(applied.count(), 1);
+        QVERIFY(applied.at(0).at(0).value<DeviceReply>().ok);
+        details->monitor()->refreshMode();
+        QTRY_COMPARE(labelText(*details, "deviceModeCanonical"), lower.toCanonical());
+
+        if (const QByteArray shot = qgetenv("PTWB_DEVICES_SCREENSHOT"); !shot.isEmpty()) {
+            QTRY_VERIFY_WITH_TIMEOUT(sparkline->sampleCount() >= 40, 30000);
+            QVERIFY(panel.grab().save(QString::fromLocal8Bit(shot)));
+        }
+
+        // Hidden or suspended: no more polling.
+        panel.hide();
+        QVERIFY(!details->monitor()->isPolling());
+        panel.show();
+        QVERIFY(details->monitor()->isPolling());
+        details->monitor()->setSuspended(true);
+        QVERIFY(!details->monitor()->isPolling());
+        details->monitor()->setSuspended(false);
+        QVERIFY(details->monitor()->isPolling());
+    }
+
+    void disconnectionShowsTheReason()
+    {
+        // hello is request 1; the connection drops on request 4 (the third power sample).
+        auto client = simulator({QStringLiteral("drop-after:4")});
+        QVERIFY(client);
+        DevicesPanel panel;
+        panel.show();
+        panel.setClient(client.get());
+        QSignalSpy gone(client.get(), &DeviceClient::disconnected);
+        QSignalSpy ready(client.get(), &DeviceClient::ready);
+        client->connectToDevice();
+        DeviceDetailsView *details = panel.details();
+        QTRY_COMPARE_WITH_TIMEOUT(gone.count(), 1, 30000);
+        QCOMPARE(ready.count(), 1);
+        const QString reason = gone.at(0).at(0).toString();
+        QVERIFY(!reason.isEmpty());
+        QCOMPARE(details->state(), DeviceDetailsView::State::Disconnected);
+        QVERIFY2(details->stateText().contains(reason), qPrintable(details->stateText()));
+        QVERIFY(!details->monitor()->isPolling());
+
+        auto *reconnect = details->findChild<QPushButton *>(QStringLiteral("reconnect"));
+        QVERIFY(reconnect);
+        QVERIFY(reconnect->isVisible());
+        reconnect->click();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, 30000);
+        QVERIFY(!reconnect->isVisible());
+
+        // The client going away leaves the panel offline, not dangling.
+        client.reset();
+        QCOMPARE(details->state(), DeviceDetailsView::State::NoClient);
+    }
+};
+
+QTEST_MAIN(TestDevicesPanel)
+#include "test_devicespanel.moc"

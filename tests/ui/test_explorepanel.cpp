@@ -1,0 +1,250 @@
+// The Explore view: the sliders pick what core's budget query picks, a click selects a mode,
+// and Apply against the simulated Jetson keeps a confirmed mode and restores a cancelled or
+// unconfirmable one.
+#include "budgetcontrols.h"
+#include "explorepanel.h"
+#include "localprocesstransport.h"
+#include "recommendationcard.h"
+#include "remote/awaitreply.h"
+#include "simulatorlauncher.h"
+#include "tradeoffchart.h"
+#include "ui/syntheticspace.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+using namespace ptwb::ui;
+
+class TestExplorePanel : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_root;
+    std::shared_ptr<const TradeoffSpace> m_space;
+    QString m_state;
+    int m_connections = 0;
+    int m_failAfter = -1;
+
+    ModeApplier::Connect connector()
+    {
+        return [this]() -> Expected<Transport *> {
+            if (m_failAfter >= 0 && m_connections >= m_failAfter)
+                return Expected<Transport *>::failure(QStringLiteral("no route to host (test)"));
+            ++m_connections;
+            SimulatorOptions options;
+            options.stateDirectory = m_state;
+            options.speed = 1;
+            Expected<LocalProcessTransport *> t = SimulatorLauncher::transport(options);
+            if (!t)
+                return Expected<Transport *>::failure(t.error());
+            return static_cast<Transport *>(*t);
+        };
+    }
+
+    QString deviceMode()
+    {
+        SimulatorOptions options;
+        options.stateDirectory = m_state;
+        options.speed = 1;
+        DeviceClient client(SimulatorLauncher::transport(options).value());
+        QSignalSpy ready(&client, &DeviceClient::ready);
+        client.connectToDevice();
+        if (!ready.wait(20000))
+            return QStringLiteral("unreachable");
+        return client.info().mode.toCanonical();
+    }
+
+    // Clicks Apply, then Yes in the confirmation box.
+    static void applyAndConfirm(ExplorePanel &panel)
+    {
+        QVERIFY(panel.card()->applyButton()->isEnabled());
+        panel.card()->applyButton()->click();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = panel.findChild<QMessageBox *>(QStringLiteral("applyConfirmBox"))));
+        box->button(QMessageBox::Yes)->click();
+    }
+
+    void prepareApply(ExplorePanel &panel, int keepAfter)
+    {
+        static int instance = 0;
+        m_state = m_root.path() + QStringLiteral("/device-") + QString::number(++instance);
+        m_connections = 0;
+        m_failAfter = -1;
+        ApplyTarget target;
+        target.name = QStringLiteral("Simulated Jetson AGX Orin (test)");
+        target.deviceKind = QStringLiteral("orin-agx");
+        target.connect = connector();
+        target.options.keepAfterSeconds = keepAfter;
+        target.options.revertMarginSeconds = 3;
+        panel.setApplyTarget(target);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        m_space = test::syntheticSpace();
+    }
+
+    void powerSliderPicksWhatCoreQueryPicks()
+    {
+        ExplorePanel panel;
+        panel.resize(1200, 760);
+        panel.setSpace(m_space);
+        QSlider *slider = panel.budgets()->powerSlider();
+        for (int position : {1000, 900, 700, 500, 350, 200, 120}) {
+            slider->setValue(position);
+            const Budget budget = panel.budgets()->budget();
+            QCOMPARE(budget.kind, Budget::Kind::Power);
+            const std::optional<BudgetAnswer> expected = m_space->query(budget);
+            QVERIFY(expected);
+            QCOMPARE(panel.card()->index(), expected->point.mode);
+            QCOMPARE(panel.card()->fits(), expected->fits);
+            QCOMPARE(panel.chart()->selected(), expected->point.mode);
+        }
+        // The energy switch changes the objective, and the pick follows core's.
+        panel.budgets()->energySwitch()->setChecked(true);
+        const Budget energy = panel.budgets()->budget();
+        QCOMPARE(energy.objective, Budget::Objective::Energy);
+        QCOMPARE(panel.card()->index(), m_space->query(energy)->point.mode);
+    }
+
+    void timeSliderPicksWhatCoreQueryPicks()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        QSlider *slider = panel.budgets()->timeSlider();
+        for (int position : {50, 150, 300, 600, 999}) {
+            slider->setValue(position);
+            const Budget budget = panel.budgets()->budget();
+            QCOMPARE(budget.kind, Budget::Kind::Time);
+            QCOMPARE(panel.card()->index(), m_space->query(budget)->point.mode);
+        }
+    }
+
+    void budgetNoModeMeetsSaysSo()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        panel.budgets()->powerSlider()->setValue(0);  // below the cheapest mode
+        QVERIFY(!panel.card()->fits());
+        QVERIFY2(panel.card()->titleText().startsWith(QStringLiteral("No mode fits")),
+                 qPrintable(panel.card()->titleText()));
+        panel.budgets()->timeSlider()->setValue(0);  // faster than the fastest mode
+        QVERIFY(!panel.card()->fits());
+        QVERIFY(panel.card()->titleText().startsWith(QStringLiteral("No mode fits")));
+        panel.budgets()->powerSlider()->setValue(BudgetControls::kSteps);
+        QVERIFY(panel.card()->fits());
+    }
+
+    void clickingAPointSelectsIt()
+    {
+        ExplorePanel panel;
+        panel.resize(1200, 760);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setSpace(m_space);
+        // A profiled mode in the middle of the observed front (the first view stops short of
+        // the slowest modes): drawn on top, so the click finds it.
+        const QVector<TradeoffPoint> &front = m_space->observedFront().powerTime();
+        const int mode = front.at(front.size() * 2 / 3).mode;
+        QTRY_VERIFY(!panel.chart()->viewPosOf(mode).isNull());
+        const QPoint at = panel.chart()->viewPosOf(mode);
+        QTest::mouseClick(panel.chart()->viewport(), Qt::LeftButton, {}, at);
+        const int picked = panel.card()->index();
+        QVERIFY(picked >= 0);
+        // Points may overlap at this scale; the click picks the one drawn there.
+        QCOMPARE(panel.chart()->viewPosOf(picked), at);
+        QCOMPARE(panel.card()->titleText(), QStringLiteral("Selected mode"));
+        const QString body = panel.card()->bodyText();
+        QVERIFY2(body.contains(m_space->mode(picked).toShort()), qPrintable(body));
+        QVERIFY(body.contains(m_space->mode(picked).toCanonical()));
+        if (m_space->isObserved(picked))
+            QVERIFY(body.contains(
+                QStringLiteral("%1 ms").arg(m_space->observedTimeMs(picked), 0, 'f', 1)));
+        QVERIFY(body.contains(
+            QStringLiteral("%1 ms").arg(m_space->predictedTimeMs(picked), 0, 'f', 1)));
+        QCOMPARE(panel.chart()->selected(), picked);
+    }
+
+    void applyConfirmedKeepsTheMode()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        prepareApply(panel, 1);
+        const QString before = deviceMode();
+        panel.budgets()->powerSlider()->setValue(300);
+        const PowerMode chosen = m_space->mode(panel.card()->index());
+        QVERIFY(chosen.toCanonical() != before);
+        QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
+        applyAndConfirm(panel);
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(deviceMode(), chosen.toCanonical());
+    }
+
+    void applyCancelledGoesBack()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        prepareApply(panel, 30);
+        const QString before = deviceMode();
+        panel.budgets()->powerSlider()->setValue(400);
+        QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
+        applyAndConfirm(panel);
+        // The countdown shows, with a Cancel button.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.card()->keepNowButton()->isVisibleTo(&panel), 30000);
+        QVERIFY(panel.findChild<QLabel *>(QStringLiteral("applyStatus"))
+                    ->text()
+                    .contains(QStringLiteral("unless you cancel")));
+        panel.card()->cancelApplyButton()->click();
+        QVERIFY(finished.wait(20000));
+        QVERIFY(!finished.at(0).at(0).toBool());
+        QCOMPARE(deviceMode(), before);
+    }
+
+    void applyUnconfirmedRevertsByItself()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        prepareApply(panel, 1);
+        const QString before = deviceMode();
+        m_connections = 0;
+        m_failAfter = 1;  // the mode "cuts the device off": no second connection
+        panel.budgets()->powerSlider()->setValue(500);
+        QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
+        applyAndConfirm(panel);
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!finished.at(0).at(0).toBool());
+        m_failAfter = -1;
+        QCOMPARE(deviceMode(), before);
+    }
+
+    void applyNeedsADeviceOfTheSameKind()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        panel.budgets()->powerSlider()->setValue(500);
+        QVERIFY(!panel.card()->applyButton()->isEnabled());  // no device
+        ApplyTarget xavier;
+        xavier.name = QStringLiteral("xavier");
+        xavier.deviceKind = QStringLiteral("xavier-agx");
+        xavier.connect = connector();
+        panel.setApplyTarget(xavier);
+        QVERIFY(!panel.card()->applyButton()->isEnabled());
+        QVERIFY(panel.card()->applyButton()->toolTip().contains(QStringLiteral("xavier-agx")));
+    }
+};
+
+QTEST_MAIN(TestExplorePanel)
+#include "test_explorepanel.moc"

@@ -1,0 +1,157 @@
+#include "fitplot.h"
+#include "lossplot.h"
+#include "modelspanel.h"
+#include "predict/syntheticstore.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+using namespace ptwb::ui;
+
+namespace {
+
+constexpr int kTimeout = 60000;
+
+// Reference and target workloads with a known synthetic law (synthetic.h), 300 and 60 modes.
+QString makeStore(const QTemporaryDir &dir)
+{
+    const QString path = dir.filePath(QStringLiteral("store.sqlite"));
+    auto store = Store::open(path);
+    if (!store)
+        return {};
+    if (!addSyntheticWorkload(**store, QStringLiteral("resnet"), 300, 1, 0.7) ||
+        !addSyntheticWorkload(**store, QStringLiteral("mobilenet"), 60, 2, 0.5))
+        return {};
+    return path;
+}
+
+int storedModels(const QString &path)
+{
+    auto store = Store::open(path);
+    return store ? int((*store)->models()->size()) : -1;
+}
+
+predict::RegressorConfig tinyConfig(int epochs)
+{
+    predict::RegressorConfig config = quickConfig();
+    config.epochs = epochs;
+    return config;
+}
+
+}  // namespace
+
+class TestModelsPanel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void emptyStoreSaysWhatToDo()
+    {
+        QTemporaryDir dir;
+        ModelsPanel panel;
+        QSignalSpy loaded(&panel, &ModelsPanel::listsLoaded);
+        panel.setDeviceKind(QStringLiteral("orin-agx"));
+        panel.setDatabasePath(dir.filePath(QStringLiteral("empty.sqlite")));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, kTimeout);
+        const auto *stack = panel.findChild<QStackedWidget *>();
+        QVERIFY(stack);
+        const auto *label = qobject_cast<QLabel *>(stack->currentWidget());
+        QVERIFY(label);
+        QVERIFY(label->text().contains(QStringLiteral("Import measurements or run a sweep")));
+    }
+
+    void trainsAReferenceAndTransfersIt()
+    {
+        QTemporaryDir dir;
+        const QString path = makeStore(dir);
+        QVERIFY(!path.isEmpty());
+        ModelsPanel panel;
+        panel.resize(1300, 850);
+        panel.setTrainingConfig(tinyConfig(8));
+        QSignalSpy loaded(&panel, &ModelsPanel::listsLoaded);
+        QSignalSpy saved(&panel, &ModelsPanel::modelSaved);
+        QSignalSpy fitShown(&panel, &ModelsPanel::fitShown);
+        QSignalSpy failed(&panel, &ModelsPanel::failed);
+        panel.setDeviceKind(QStringLiteral("orin-agx"));
+        panel.setDatabasePath(path);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, kTimeout);
+        QVERIFY(panel.models().isEmpty());
+
+        QVERIFY(panel.setTrainingWorkload(QStringLiteral("resnet")));
+        panel.trainReference();
+        QVERIFY(panel.isBusy());
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kTimeout);
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        // 2 members x 8 epochs, training and validation, for each target.
+        QCOMPARE(panel.timeLoss()->pointCount(), 32);
+        QCOMPARE(panel.powerLoss()->pointCount(), 32);
+        const qint64 referenceId = saved.first().at(0).toLongLong();
+        QCOMPARE(saved.first().at(1).toString(), QStringLiteral("resnet"));
+
+        // The stored model is the one announced, with its in-sample metrics.
+        auto store = Store::open(path);
+        QVERIFY(store.ok());
+        const Expected<ModelRecord> record = (*store)->model(referenceId);
+        QVERIFY2(record.ok(), qPrintable(record.error()));
+        QCOMPARE(record->method, QStringLiteral("reference"));
+        QCOMPARE(record->workload, QStringLiteral("resnet"));
+        QCOMPARE(record->metrics.value(QStringLiteral("modes")).toInt(), 300);
+        QVERIFY(record->metrics.value(QStringLiteral("time_mape_train")).toDouble() > 0);
+
+        // The list reloads with it selected, and its fit on the measured modes is shown.
+        QTRY_COMPARE_WITH_TIMEOUT(panel.models().size(), 1, kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(fitShown.contains({referenceId}), kTimeout);
+        QCOMPARE(panel.timeFit()->pointCount(), 300);
+        QCOMPARE(panel.powerFit()->pointCount(), 300);
+
+        // Transfer to the small workload: a "pt" model that names its reference.
+        QVERIFY(panel.setTransferChoice(referenceId, QStringLiteral("mobilenet")));
+        panel.transfer();
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 2, kTimeout);
+        const qint64 transferredId = saved.at(1).at(0).toLongLong();
+        QCOMPARE(saved.at(1).at(1).toString(), QStringLiteral("mobilenet"));
+        const Expected<ModelRecord> transferred = (*store)->model(transferredId);
+        QVERIFY(transferred.ok());
+        QCOMPARE(transferred->method, QStringLiteral("pt"));
+        QCOMPARE(transferred->referenceModelId, referenceId);
+        QTRY_VERIFY_WITH_TIMEOUT(fitShown.contains({transferredId}), kTimeout);
+        QCOMPARE(panel.timeFit()->pointCount(), 60);
+        QVERIFY(!panel.isBusy());
+    }
+
+    void cancelStoresNothing()
+    {
+        QTemporaryDir dir;
+        const QString path = makeStore(dir);
+        QVERIFY(!path.isEmpty());
+        ModelsPanel panel;
+        panel.setTrainingConfig(tinyConfig(5000));  // minutes, were it not cancelled
+        QSignalSpy loaded(&panel, &ModelsPanel::listsLoaded);
+        QSignalSpy saved(&panel, &ModelsPanel::modelSaved);
+        QSignalSpy cancelled(&panel, &ModelsPanel::trainingCancelled);
+        panel.setDeviceKind(QStringLiteral("orin-agx"));
+        panel.setDatabasePath(path);
+        panel.show();
+        panel.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&panel));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, kTimeout);
+        QVERIFY(panel.setTrainingWorkload(QStringLiteral("resnet")));
+        panel.trainReference();
+        QVERIFY(panel.isBusy());
+        // Some epochs are on the chart, then Esc.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.timeLoss()->pointCount() >= 6, kTimeout);
+        panel.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, kTimeout);
+        QVERIFY(!panel.isBusy());
+        QCOMPARE(saved.count(), 0);
+        QCOMPARE(storedModels(path), 0);
+    }
+};
+
+QTEST_MAIN(TestModelsPanel)
+#include "test_modelspanel.moc"

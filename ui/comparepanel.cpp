@@ -1,0 +1,636 @@
+#include "comparepanel.h"
+
+#include "chartstyle.h"
+#include "predict/modelfit.h"
+#include "store/store.h"
+#include "strategybarchart.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace ptwb::ui {
+
+namespace {
+
+constexpr int kProgressSteps = 1000;
+
+// What each strategy does, for its tooltip (docs/optimization.md has the details).
+QString describe(const QString &strategy)
+{
+    static const QHash<QString, QString> text {
+        {QStringLiteral("optimal"),
+         QObject::tr("The fastest measured mode within the budget: "
+                     "the ground truth, profiling every mode")},
+        {QStringLiteral("maxn"), QObject::tr("Always MAXN, every knob at its highest")},
+        {QStringLiteral("nvp"), QObject::tr("The fastest stock nvpmodel preset within the budget")},
+        {QStringLiteral("rnd"), QObject::tr("The fastest of N randomly profiled modes")},
+        {QStringLiteral("nn"), QObject::tr("A neural network trained on N random profiled modes")},
+        {QStringLiteral("pt"),
+         QObject::tr("PowerTrain: the reference model transferred with N "
+                     "profiled modes")},
+        {QStringLiteral("safe"), QObject::tr("PowerTrain with a safety margin on power")},
+        {QStringLiteral("bs"), QObject::tr("Binary search along the grid, profiling as it goes")},
+        {QStringLiteral("gmd"),
+         QObject::tr("Pattern search on the grid (Fulcrum's gradient "
+                     "descent)")},
+        {QStringLiteral("als"),
+         QObject::tr("Active learning (Fulcrum): profile where the model "
+                     "is unsure, up to 100 modes")},
+    };
+    return text.value(strategy);
+}
+
+bool needsReference(const QStringList &strategies)
+{
+    return strategies.contains(QStringLiteral("pt")) || strategies.contains(QStringLiteral("safe"));
+}
+
+QString remaining(double seconds)
+{
+    if (seconds < 60)
+        return QObject::tr("%1 s left").arg(int(std::ceil(seconds)));
+    return QObject::tr("%1 min %2 s left").arg(int(seconds) / 60).arg(int(seconds) % 60);
+}
+
+const QStringList kColumns {
+    QObject::tr("Strategy"),         QObject::tr("Profiled"),  QObject::tr("Time penalty %"),
+    QObject::tr("Energy penalty %"), QObject::tr("Excess W"),  QObject::tr("Above budget %"),
+    QObject::tr("Above +1 W %"),     QObject::tr("Solutions"), QObject::tr("s / repeat")};
+
+}  // namespace
+
+ComparePanel::ComparePanel(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedWidget(this))
+    , m_reference(new QComboBox(this))
+    , m_target(new QComboBox(this))
+    , m_budgetFrom(new QDoubleSpinBox(this))
+    , m_budgetTo(new QDoubleSpinBox(this))
+    , m_budgetStep(new QDoubleSpinBox(this))
+    , m_repeats(new QSpinBox(this))
+    , m_samples(new QSpinBox(this))
+    , m_seed(new QSpinBox(this))
+    , m_strategies(new QListWidget(this))
+    , m_runButton(new QPushButton(tr("&Run evaluation"), this))
+    , m_cancelButton(new QPushButton(tr("Cancel"), this))
+    , m_exportButton(new QPushButton(tr("Export CSV…"), this))
+    , m_progress(new QProgressBar(this))
+    , m_status(new QLabel(this))
+    , m_penaltyChart(new StrategyBarChart(tr("Median time penalty against the optimal pick"),
+                                          tr("% slower"), this))
+    , m_violationChart(new StrategyBarChart(tr("Budget violations"), tr("% of solutions"), this))
+    , m_table(new QTableWidget(0, int(kColumns.size()), this))
+    , m_runAction(new QAction(tr("Run evaluation"), this))
+    , m_cancelAction(new QAction(tr("Cancel evaluation"), this))
+    , m_exportAction(new QAction(tr("Export CSV"), this))
+{
+    m_reference->setToolTip(tr("Reference workload: pt and safe start from a model of it (the "
+                               "newest stored reference model, else one trained for the run)"));
+    m_target->setToolTip(tr("Target workload: its measured modes are the candidates, and "
+                            "their observed values judge every pick"));
+    for (QDoubleSpinBox *box : {m_budgetFrom, m_budgetTo, m_budgetStep}) {
+        box->setDecimals(1);
+        box->setSuffix(tr(" W"));
+        box->setRange(0.5, 500);
+    }
+    m_budgetFrom->setValue(17);
+    m_budgetTo->setValue(50);
+    m_budgetStep->setValue(1);
+    m_budgetFrom->setToolTip(tr("Lowest power budget"));
+    m_budgetTo->setToolTip(tr("Highest power budget"));
+    m_budgetStep->setToolTip(tr("Step between budgets"));
+    m_repeats->setRange(1, 100);
+    m_repeats->setValue(10);
+    m_repeats->setToolTip(tr("Repeats with fresh random draws (the same draws for every "
+                             "strategy in a repeat)"));
+    m_samples->setRange(3, 1000);
+    m_samples->setValue(50);
+    m_samples->setToolTip(tr("Modes profiled by rnd, nn, pt and safe"));
+    m_seed->setRange(0, 1000000);
+    m_seed->setToolTip(tr("Seed of the draws: the same seed gives the same numbers"));
+    for (const QString &name : Strategy::names()) {
+        auto *item = new QListWidgetItem(name, m_strategies);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+        item->setToolTip(describe(name));
+    }
+    m_strategies->setToolTip(tr("Strategies to compare"));
+    m_strategies->setMaximumHeight(m_strategies->sizeHintForRow(0) * 5 + 8);
+    m_strategies->setMaximumWidth(m_strategies->sizeHintForColumn(0) * 3 + 24);
+    m_strategies->setFlow(QListView::LeftToRight);
+    m_strategies->setWrapping(true);
+    m_strategies->setResizeMode(QListView::Adjust);
+    m_strategies->setSpacing(2);
+
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_runAction->setToolTip(tr("Evaluate the checked strategies over the budget range "
+                               "(Ctrl+Enter)"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the evaluation; finished strategies stay (Esc)"));
+    m_exportAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    m_exportAction->setToolTip(tr("Save the table as CSV (Ctrl+Shift+E)"));
+    for (QAction *action : {m_runAction, m_cancelAction, m_exportAction}) {
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(action);
+    }
+    m_runButton->setToolTip(m_runAction->toolTip());
+    m_cancelButton->setToolTip(m_cancelAction->toolTip());
+    m_exportButton->setToolTip(m_exportAction->toolTip());
+    connect(m_runAction, &QAction::triggered, this, &ComparePanel::run);
+    connect(m_cancelAction, &QAction::triggered, this, &ComparePanel::cancel);
+    connect(m_exportAction, &QAction::triggered, this, &ComparePanel::chooseExportFile);
+    connect(m_runButton, &QPushButton::clicked, this, &ComparePanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ComparePanel::cancel);
+    connect(m_exportButton, &QPushButton::clicked, this, &ComparePanel::chooseExportFile);
+
+    m_progress->setRange(0, kProgressSteps);
+    m_status->setWordWrap(true);
+    m_table->setHorizontalHeaderLabels(kColumns);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(60);
+    m_table->setToolTip(tr("Every metric per strategy; see docs/optimization.md"));
+    m_penaltyChart->setToolTip(tr("Median over every budget and repeat of how much slower the "
+                                  "pick is than the fastest mode within the budget "
+                                  "(negative: faster, by going over the budget)"));
+    m_violationChart->setToolTip(tr("Share of picks whose observed power is above the budget, "
+                                    "and above the budget by more than 1 W"));
+
+    // Controls on the left, results on the right.
+    auto *controls = new QGroupBox(tr("Evaluation"), this);
+    auto *form = new QFormLayout(controls);
+    form->addRow(tr("Re&ference"), m_reference);
+    form->addRow(tr("&Target"), m_target);
+    auto *budgets = new QHBoxLayout;
+    budgets->addWidget(m_budgetFrom);
+    budgets->addWidget(new QLabel(tr("to"), controls));
+    budgets->addWidget(m_budgetTo);
+    auto *budgetLabel = new QLabel(tr("&Budgets"), controls);
+    budgetLabel->setBuddy(m_budgetFrom);
+    form->addRow(budgetLabel, budgets);
+    form->addRow(tr("Budget ste&p"), m_budgetStep);
+    form->addRow(tr("R&epeats"), m_repeats);
+    form->addRow(tr("&Samples"), m_samples);
+    form->addRow(tr("S&eed"), m_seed);
+    form->addRow(tr("Strate&gies"), m_strategies);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_runButton);
+    buttons->addWidget(m_cancelButton);
+    buttons->addStretch(1);
+    buttons->addWidget(m_exportButton);
+    form->addRow(buttons);
+    form->addRow(m_progress);
+    form->addRow(m_status);
+
+    auto *charts = new QHBoxLayout;
+    charts->addWidget(m_penaltyChart);
+    charts->addWidget(m_violationChart);
+    // Two bar sets side by side leave no room for value labels: hover shows them.
+    m_violationChart->setValueLabelsVisible(false);
+    auto *results = new QWidget(this);
+    auto *resultsLayout = new QVBoxLayout(results);
+    resultsLayout->setContentsMargins(0, 0, 0, 0);
+    resultsLayout->addLayout(charts, 3);
+    resultsLayout->addWidget(m_table, 2);
+
+    auto *left = new QWidget(this);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(controls);
+    leftLayout->addStretch(1);
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(left);
+    splitter->addWidget(results);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({330, 1100});
+    auto *empty = new QLabel(tr("<h3>No measurements of this device yet</h3><p>Import "
+                                "measurements or run a sweep first: the evaluation judges "
+                                "strategies on a workload's measured modes.</p>"),
+                             this);
+    empty->setAlignment(Qt::AlignCenter);
+    empty->setWordWrap(true);
+    m_stack->addWidget(empty);
+    m_stack->addWidget(splitter);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_stack);
+
+    endRun(QString());
+    updateCharts();
+}
+
+ComparePanel::~ComparePanel()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    for (QFuture<void> &task : m_tasks)
+        task.waitForFinished();
+}
+
+template<typename Work>
+void ComparePanel::runInBackground(Work work)
+{
+    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
+    m_tasks.append(QtConcurrent::run(std::move(work)));
+}
+
+void ComparePanel::setDatabasePath(const QString &path)
+{
+    m_path = path;
+    reload();
+}
+
+void ComparePanel::setDeviceKind(const QString &kind)
+{
+    m_kind = kind;
+    reload();
+}
+
+void ComparePanel::reload()
+{
+    if (m_path.isEmpty()) {  // nothing to list until there is a store
+        ++m_listsGeneration;
+        m_stack->setCurrentIndex(0);
+        return;
+    }
+    const quint64 generation = ++m_listsGeneration;
+    QPointer<ComparePanel> self(this);
+    runInBackground([self, path = m_path, generation] {
+        Expected<std::unique_ptr<Store>> store = Store::open(path);
+        const Expected<QVector<WorkloadSummary>> summaries = store
+            ? (*store)->summaries()
+            : Expected<QVector<WorkloadSummary>>::failure(store.error());
+        QMetaObject::invokeMethod(self, [self, summaries, generation] {
+            if (!self || generation != self->m_listsGeneration)
+                return;
+            if (!summaries)
+                Q_EMIT self->failed(summaries.error());
+            self->showWorkloads(summaries ? *summaries : QVector<WorkloadSummary>());
+        });
+    });
+}
+
+void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
+{
+    m_summaries.clear();
+    for (const WorkloadSummary &s : summaries) {
+        if (m_kind.isEmpty() || s.deviceKind == m_kind)
+            m_summaries.append(s);
+    }
+    const QString reference = m_reference->currentText();
+    const QString target = m_target->currentText();
+    m_reference->clear();
+    m_target->clear();
+    for (const WorkloadSummary &s : m_summaries) {
+        const QString label = tr("%1 (%2 modes)").arg(s.workload).arg(s.distinctModes);
+        m_reference->addItem(label, QStringList {s.device, s.workload});
+        m_target->addItem(label, QStringList {s.device, s.workload});
+    }
+    // A sensible first choice: two different workloads, the larger one as the reference.
+    if (m_summaries.size() > 1 && reference.isEmpty() && target.isEmpty())
+        m_target->setCurrentIndex(1);
+    if (!reference.isEmpty())
+        m_reference->setCurrentText(reference);
+    if (!target.isEmpty())
+        m_target->setCurrentText(target);
+    m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
+    updateActions();
+    Q_EMIT listsLoaded();
+}
+
+static int findWorkload(const QComboBox *box, const QString &workload)
+{
+    for (int i = 0; i < box->count(); ++i) {
+        if (box->itemData(i).toStringList().value(1) == workload)
+            return i;
+    }
+    return -1;
+}
+
+bool ComparePanel::setReferenceWorkload(const QString &workload)
+{
+    const int row = findWorkload(m_reference, workload);
+    if (row >= 0)
+        m_reference->setCurrentIndex(row);
+    return row >= 0;
+}
+
+bool ComparePanel::setTargetWorkload(const QString &workload)
+{
+    const int row = findWorkload(m_target, workload);
+    if (row >= 0)
+        m_target->setCurrentIndex(row);
+    return row >= 0;
+}
+
+void ComparePanel::setBudgets(double fromW, double toW, double stepW)
+{
+    m_budgetFrom->setValue(fromW);
+    m_budgetTo->setValue(toW);
+    m_budgetStep->setValue(stepW);
+}
+
+void ComparePanel::setRepeats(int repeats)
+{
+    m_repeats->setValue(repeats);
+}
+
+void ComparePanel::setSamples(int samples)
+{
+    m_samples->setValue(samples);
+}
+
+void ComparePanel::setSeed(quint64 seed)
+{
+    m_seed->setValue(int(seed));
+}
+
+void ComparePanel::setStrategies(const QStringList &strategies)
+{
+    for (int i = 0; i < m_strategies->count(); ++i) {
+        QListWidgetItem *item = m_strategies->item(i);
+        item->setCheckState(strategies.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+EvaluationOptions ComparePanel::options(QString *error) const
+{
+    EvaluationOptions options;
+    const Expected<QVector<double>> budgets =
+        EvaluationOptions::parseBudgets(QStringLiteral("%1:%2:%3")
+                                            .arg(m_budgetFrom->value())
+                                            .arg(m_budgetTo->value())
+                                            .arg(m_budgetStep->value()));
+    if (budgets)
+        options.budgetsW = *budgets;
+    else if (error)
+        *error = tr("The budget range goes from a lower to a higher budget.");
+    options.samples = m_samples->value();
+    options.repeats = m_repeats->value();
+    options.seed = quint64(m_seed->value());
+    options.strategies.clear();
+    for (int i = 0; i < m_strategies->count(); ++i) {
+        if (m_strategies->item(i)->checkState() == Qt::Checked)
+            options.strategies.append(m_strategies->item(i)->text());
+    }
+    if (options.strategies.isEmpty() && error && error->isEmpty())
+        *error = tr("Check at least one strategy.");
+    return options;
+}
+
+void ComparePanel::run()
+{
+    if (m_running || m_target->count() == 0)
+        return;
+    QString error;
+    const EvaluationOptions evaluation = options(&error);
+    if (!error.isEmpty()) {
+        m_status->setText(error);
+        m_status->setVisible(true);
+        return;
+    }
+    const QStringList target = m_target->currentData().toStringList();
+    const QStringList reference = m_reference->currentData().toStringList();
+    m_results.clear();
+    m_table->setRowCount(0);
+    updateCharts();
+    m_running = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_clock.start();
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("loading measurements…"));
+    m_progress->setVisible(true);
+    m_cancelButton->setVisible(true);
+    m_status->setText(tr("Evaluating %1 on %2 over %3 budgets, %4 repeats…")
+                          .arg(evaluation.strategies.join(QStringLiteral(", ")), target.value(1))
+                          .arg(evaluation.budgetsW.size())
+                          .arg(evaluation.repeats));
+    m_status->setVisible(true);
+    updateActions();
+
+    const quint64 generation = ++m_runGeneration;
+    QPointer<ComparePanel> self(this);
+    // Reports reach the panel in order, and only for the run that is still current.
+    const auto post = [self, generation](std::function<void(ComparePanel *)> report) {
+        QMetaObject::invokeMethod(self, [self, generation, report] {
+            if (self && generation == self->m_runGeneration)
+                report(self);
+        });
+    };
+    runInBackground([path = m_path, evaluation, target, reference, cancel = m_cancel, post] {
+        const auto log = [post](const QString &line) {
+            post([line](ComparePanel *panel) { panel->m_status->setText(line); });
+        };
+        const Expected<QVector<StrategyMetrics>> results = [&] {
+            using Result = Expected<QVector<StrategyMetrics>>;
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return Result::failure(store.error());
+            const Expected<WorkloadData> candidates =
+                WorkloadData::load(**store, target.value(1), target.value(0));
+            if (!candidates)
+                return Result::failure(candidates.error(), candidates.errorKind());
+            TrainingData referenceData;
+            std::shared_ptr<const PowerModel> referenceModel;
+            if (needsReference(evaluation.strategies)) {
+                const Expected<WorkloadData> loaded =
+                    WorkloadData::load(**store, reference.value(1), reference.value(0));
+                if (!loaded)
+                    return Result::failure(loaded.error(), loaded.errorKind());
+                referenceData = loaded->data;
+                // A stored reference model of the project's configuration saves training one.
+                const Expected<ModelRecord> stored = (*store)->latestModel(
+                    candidates->kind, reference.value(1), QStringLiteral("reference"));
+                if (stored && stored->config == QLatin1String("default")) {
+                    if (Expected<PowerModel> model = PowerModel::fromRecord(*stored)) {
+                        referenceModel = std::make_shared<PowerModel>(std::move(model).value());
+                        log(tr("Using stored reference model %1 of %2")
+                                .arg(stored->id)
+                                .arg(reference.value(1)));
+                    }
+                }
+                if (!referenceModel)
+                    log(tr("Training a reference model on %1 for pt and safe…")
+                            .arg(reference.value(1)));
+            }
+            Evaluator evaluator(referenceData, candidates->data, candidates->kind, evaluation);
+            evaluator.setReferenceModel(referenceModel);
+            evaluator.setCancelled([cancel] { return cancel->load(); });
+            evaluator.setProgress([post](int done, int total) {
+                post([done, total](ComparePanel *panel) { panel->onProgress(done, total); });
+            });
+            return evaluator.run(
+                [post](const StrategyMetrics &m) {
+                    post([m](ComparePanel *panel) { panel->addResult(m); });
+                },
+                log);
+        }();
+        const bool wasCancelled = cancel->load();
+        post([results, wasCancelled](ComparePanel *panel) {
+            if (wasCancelled) {
+                panel->endRun(tr("Cancelled: %n strategies finished.", nullptr,
+                                 int(panel->m_results.size())));
+                Q_EMIT panel->cancelled();
+            } else if (!results) {
+                panel->endRun(tr("The evaluation failed: %1").arg(results.error()));
+                Q_EMIT panel->failed(results.error());
+            } else {
+                panel->endRun(tr("%n strategies evaluated in %1 s.", nullptr, int(results->size()))
+                                  .arg(panel->m_clock.elapsed() / 1000.0, 0, 'f', 1));
+                Q_EMIT panel->finished();
+            }
+        });
+    });
+}
+
+void ComparePanel::onProgress(int done, int total)
+{
+    const double fraction = total > 0 ? double(done) / total : 0;
+    m_progress->setValue(int(fraction * kProgressSteps));
+    const double elapsed = m_clock.elapsed() / 1000.0;
+    // Strategies differ in cost, so the estimate firms up as the run goes.
+    m_progress->setFormat(tr("%1 of %2 repeats — %3")
+                              .arg(done)
+                              .arg(total)
+                              .arg(fraction > 0.02 ? remaining(elapsed * (1 - fraction) / fraction)
+                                                   : tr("estimating time left")));
+}
+
+void ComparePanel::addResult(const StrategyMetrics &m)
+{
+    m_results.append(m);
+    const int row = m_table->rowCount();
+    m_table->insertRow(row);
+    const QVector<QPair<double, int>> numbers {{m.profiled, 1},
+                                               {m.timePenaltyMedian, 2},
+                                               {m.energyPenaltyMedian, 2},
+                                               {m.excessPowerArea, 3},
+                                               {m.al, 1},
+                                               {m.al1, 1},
+                                               {double(m.solutions), 0},
+                                               {m.seconds, 3}};
+    auto *name = new QTableWidgetItem(m.strategy);
+    name->setToolTip(describe(m.strategy));
+    m_table->setItem(row, 0, name);
+    for (int i = 0; i < numbers.size(); ++i) {
+        auto *item =
+            new QTableWidgetItem(QLocale().toString(numbers[i].first, 'f', numbers[i].second));
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, i + 1, item);
+    }
+    updateCharts();
+}
+
+void ComparePanel::updateCharts()
+{
+    QStringList names;
+    QVector<double> penalty;
+    QVector<double> above;
+    QVector<double> aboveOne;
+    for (const StrategyMetrics &m : m_results) {
+        names.append(m.strategy);
+        penalty.append(m.timePenaltyMedian);
+        above.append(m.al);
+        aboveOne.append(m.al1);
+    }
+    m_penaltyChart->setData(names, {{tr("median time penalty %"), chartColors::time, penalty}});
+    m_violationChart->setData(names,
+                              {{tr("above budget"), chartColors::violation, above},
+                               {tr("above budget + 1 W"), chartColors::violationOne, aboveOne}});
+}
+
+void ComparePanel::cancel()
+{
+    if (!m_running)
+        return;
+    m_cancel->store(true);
+    m_status->setText(tr("Cancelling after the current repeat…"));
+}
+
+void ComparePanel::endRun(const QString &message)
+{
+    m_running = false;
+    m_progress->setVisible(false);
+    m_cancelButton->setVisible(false);
+    m_status->setText(message);
+    m_status->setVisible(!message.isEmpty());
+    updateActions();
+}
+
+void ComparePanel::updateActions()
+{
+    const bool canRun = !m_running && m_target->count() > 0;
+    m_runAction->setEnabled(canRun);
+    m_runButton->setEnabled(canRun);
+    m_cancelAction->setEnabled(m_running);
+    m_cancelButton->setEnabled(m_running);
+    m_exportAction->setEnabled(!m_results.isEmpty());
+    m_exportButton->setEnabled(!m_results.isEmpty());
+}
+
+QByteArray ComparePanel::csv() const
+{
+    // The keys of `ptwb evaluate --json`.
+    QByteArray out = "strategy,profiled,time_penalty_median,energy_penalty_median,"
+                     "excess_power_area,al,al1,solutions,seconds\n";
+    for (const StrategyMetrics &m : m_results) {
+        out += m.strategy.toUtf8();
+        for (double v : {m.profiled, m.timePenaltyMedian, m.energyPenaltyMedian, m.excessPowerArea,
+                         m.al, m.al1, double(m.solutions), m.seconds})
+            out += ',' + QByteArray::number(v, 'g', 10);
+        out += '\n';
+    }
+    return out;
+}
+
+void ComparePanel::chooseExportFile()
+{
+    if (m_results.isEmpty())
+        return;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export the comparison"),
+                                     QStringLiteral("strategies.csv"), tr("CSV files (*.csv)"));
+    if (!path.isEmpty())
+        exportCsv(path);
+}
+
+void ComparePanel::exportCsv(const QString &path)
+{
+    QPointer<ComparePanel> self(this);
+    runInBackground([self, path, text = csv()] {
+        QSaveFile file(path);
+        const bool ok =
+            file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
+        QMetaObject::invokeMethod(self, [self, path, ok, error = file.errorString()] {
+            if (!self)
+                return;
+            if (ok)
+                Q_EMIT self->exported(path);
+            else
+                Q_EMIT self->failed(tr("Could not write %1: %2").arg(path, error));
+        });
+    });
+}
+
+}  // namespace ptwb::ui

@@ -1,0 +1,122 @@
+#pragma once
+
+#include "optimize/evaluation.h"
+#include "store/measurement.h"
+
+#include <QElapsedTimer>
+#include <QFuture>
+#include <QList>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class QTableWidget;
+
+namespace ptwb::ui {
+
+class StrategyBarChart;
+
+// The Compare view: the strategy evaluation of `ptwb evaluate` on two workloads of the store
+// (reference for pt and safe, target for the candidates) over a range of power budgets, run on
+// a worker with progress and cancel; per strategy, the median time penalty and the budget
+// violations as bar charts, and every metric in a table that exports as CSV.
+class ComparePanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ComparePanel(QWidget *parent = nullptr);
+    ~ComparePanel() override;  // cancels and waits for its worker
+
+    void setDatabasePath(const QString &path);
+    void setDeviceKind(const QString &kind);
+
+    // The options a run uses, as the controls are set (parse errors in `error`).
+    EvaluationOptions options(QString *error = nullptr) const;
+    bool setReferenceWorkload(const QString &workload);
+    bool setTargetWorkload(const QString &workload);
+    void setBudgets(double fromW, double toW, double stepW);
+    void setRepeats(int repeats);
+    void setSamples(int samples);
+    void setSeed(quint64 seed);
+    void setStrategies(const QStringList &strategies);
+
+    bool isRunning() const { return m_running; }
+    const QVector<StrategyMetrics> &results() const { return m_results; }
+    QTableWidget *table() const { return m_table; }
+    StrategyBarChart *penaltyChart() const { return m_penaltyChart; }
+    StrategyBarChart *violationChart() const { return m_violationChart; }
+    // The table as CSV, one row per strategy.
+    QByteArray csv() const;
+
+public Q_SLOTS:
+    void reload();
+    void run();
+    void cancel();
+    // Writes csv() to `path` on a worker; exported() or failed() tells.
+    void exportCsv(const QString &path);
+
+Q_SIGNALS:
+    void listsLoaded();
+    void finished();
+    void cancelled();
+    void exported(const QString &path);
+    void failed(const QString &message);
+
+private:
+    template<typename Work>
+    void runInBackground(Work work);
+    void showWorkloads(const QVector<WorkloadSummary> &summaries);
+    void addResult(const StrategyMetrics &metrics);
+    void onProgress(int done, int total);
+    void endRun(const QString &message);
+    void updateCharts();
+    void updateActions();
+    void chooseExportFile();
+
+    QString m_path;
+    QString m_kind;
+    QVector<WorkloadSummary> m_summaries;
+    QVector<StrategyMetrics> m_results;
+
+    QStackedWidget *m_stack;
+    QComboBox *m_reference;
+    QComboBox *m_target;
+    QDoubleSpinBox *m_budgetFrom;
+    QDoubleSpinBox *m_budgetTo;
+    QDoubleSpinBox *m_budgetStep;
+    QSpinBox *m_repeats;
+    QSpinBox *m_samples;
+    QSpinBox *m_seed;
+    QListWidget *m_strategies;
+    QPushButton *m_runButton;
+    QPushButton *m_cancelButton;
+    QPushButton *m_exportButton;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    StrategyBarChart *m_penaltyChart;
+    StrategyBarChart *m_violationChart;
+    QTableWidget *m_table;
+    QAction *m_runAction;
+    QAction *m_cancelAction;
+    QAction *m_exportAction;
+
+    bool m_running = false;
+    quint64 m_runGeneration = 0;
+    quint64 m_listsGeneration = 0;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    QElapsedTimer m_clock;
+    QList<QFuture<void>> m_tasks;
+};
+
+}  // namespace ptwb::ui

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "devicelist.h"
+#include "explorepanel.h"
+#include "sweepsession.h"
+#include "util/expected.h"
+
+#include <QObject>
+
+#include <memory>
+
+class QWidget;
+
+namespace ptwb {
+class DeviceClient;
+struct DeviceInfo;
+}  // namespace ptwb
+
+namespace ptwb::ui {
+
+// The window's connection to the device chosen in the Devices view: owns its DeviceClient, and
+// tells the other views how to reach the same device for their own connections (a sweep's, an
+// apply's). SSH questions are asked in dialogs over `window`.
+class DeviceConnection : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit DeviceConnection(QWidget *window);
+    ~DeviceConnection() override;
+
+    // Replaces the connection (the old one closes); a bad target is an error naming it.
+    Status connectTo(const DeviceEntry &entry);
+    DeviceClient *client() const { return m_client.get(); }
+    const DeviceEntry &entry() const { return m_entry; }
+    bool isConnected() const { return m_client != nullptr; }
+    // From the target (sim:KIND) or, for a real device, from its hello; empty until known.
+    const QString &deviceKind() const { return m_kind; }
+    // The name the store keeps its measurements under: simulated-KIND for a simulated Jetson
+    // (never mistaken for a real one), the person's name for a real one.
+    QString storeName() const;
+
+    SweepTarget sweepTarget() const;
+    ApplyTarget applyTarget() const;
+
+Q_SIGNALS:
+    void clientChanged(ptwb::DeviceClient *client);
+    void deviceKindChanged(const QString &kind);
+
+private:
+    void onReady(const DeviceInfo &info);
+
+    QWidget *m_window;
+    DeviceEntry m_entry;
+    QString m_kind;
+    std::unique_ptr<DeviceClient> m_client;
+};
+
+}  // namespace ptwb::ui

@@ -1,0 +1,249 @@
+#include "devicedetails.h"
+
+#include "deviceclient.h"
+#include "devicemonitor.h"
+#include "sparkline.h"
+#include "transport.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace ptwb::ui {
+
+namespace {
+
+constexpr int kSparklineSeconds = 120;
+
+QLabel *valueLabel(const QString &objectName, QWidget *parent)
+{
+    auto *label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setWordWrap(true);
+    return label;
+}
+
+QColor stateColour(DeviceDetailsView::State state)
+{
+    switch (state) {
+    case DeviceDetailsView::State::Connecting:
+        return QColor(0xd9, 0x8e, 0x04);
+    case DeviceDetailsView::State::Connected:
+        return QColor(0x2e, 0xa0, 0x43);
+    case DeviceDetailsView::State::Disconnected:
+        return QColor(0xd0, 0x3b, 0x3b);
+    case DeviceDetailsView::State::NoClient:
+        break;
+    }
+    return QColor(0x8a, 0x8a, 0x8a);
+}
+
+}  // namespace
+
+DeviceDetailsView::DeviceDetailsView(QWidget *parent)
+    : QWidget(parent)
+    , m_monitor(new DeviceMonitor(this))
+    , m_title(new QLabel(this))
+    , m_target(new QLabel(this))
+    , m_simulatedBadge(new QLabel(tr("SIMULATED"), this))
+    , m_stateDot(new QLabel(QStringLiteral("●"), this))
+    , m_stateText(valueLabel(QStringLiteral("deviceState"), this))
+    , m_reconnect(new QPushButton(tr("Reco&nnect"), this))
+    , m_model(valueLabel(QStringLiteral("deviceModel"), this))
+    , m_l4t(valueLabel(QStringLiteral("deviceL4t"), this))
+    , m_bootId(valueLabel(QStringLiteral("deviceBootId"), this))
+    , m_agent(valueLabel(QStringLiteral("deviceAgent"), this))
+    , m_modeCanonical(valueLabel(QStringLiteral("deviceModeCanonical"), this))
+    , m_modeShort(valueLabel(QStringLiteral("deviceModeShort"), this))
+    , m_thermal(valueLabel(QStringLiteral("deviceThermal"), this))
+    , m_sparkline(new Sparkline(this))
+    , m_body(new QWidget(this))
+{
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.4);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_title->setObjectName(QStringLiteral("deviceTitle"));
+    m_target->setObjectName(QStringLiteral("deviceTarget"));
+    m_target->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_target->setForegroundRole(QPalette::PlaceholderText);
+    // Amber on dark text reads in light and dark palettes alike.
+    m_simulatedBadge->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f2c14e; color: #3a2a00; border-radius: 4px; padding: 1px 6px; "
+        "font-weight: bold; }"));
+    m_simulatedBadge->setToolTip(
+        tr("A simulated Jetson: the real agent on a fake kernel, with times and power from a "
+           "performance model. Its numbers are not measurements."));
+    m_simulatedBadge->hide();
+    m_reconnect->setObjectName(QStringLiteral("reconnect"));
+    m_reconnect->setToolTip(tr("Start the device's agent again and ask who it is"));
+    m_reconnect->hide();
+    connect(m_reconnect, &QPushButton::clicked, this, [this] {
+        if (m_client)
+            m_client->connectToDevice();
+    });
+    m_modeCanonical->setToolTip(tr("Canonical notation: cores / CPU kHz / GPU Hz / memory Hz"));
+    m_modeShort->setForegroundRole(QPalette::PlaceholderText);
+    m_modeCanonical->setWordWrap(false);
+    m_modeShort->setWordWrap(false);
+    m_modeShort->setToolTip(tr("Short notation: cores, CPU, GPU and memory clocks in GHz"));
+
+    m_sparkline->setCapacity(kSparklineSeconds * 1000 / m_monitor->intervalMs());
+    m_sparkline->setSampleIntervalMs(m_monitor->intervalMs());
+    m_sparkline->setCaption(tr("Total power"));
+    m_sparkline->setToolTip(tr("The device's total power, sampled every %1 ms; the last %2 "
+                               "minutes are kept")
+                                .arg(m_monitor->intervalMs())
+                                .arg(kSparklineSeconds / 60));
+    connect(m_monitor, &DeviceMonitor::powerSampled, m_sparkline, &Sparkline::addSample);
+    connect(m_monitor, &DeviceMonitor::modeRead, this, &DeviceDetailsView::showMode);
+
+    auto *titleRow = new QHBoxLayout;
+    titleRow->addWidget(m_title);
+    titleRow->addWidget(m_simulatedBadge);
+    titleRow->addStretch();
+
+    auto *stateRow = new QHBoxLayout;
+    stateRow->addWidget(m_stateDot, 0, Qt::AlignTop);
+    stateRow->addWidget(m_stateText, 1);
+    stateRow->addWidget(m_reconnect, 0, Qt::AlignTop);
+
+    auto *form = new QFormLayout;
+    form->setLabelAlignment(Qt::AlignRight);
+    form->addRow(tr("Model:"), m_model);
+    form->addRow(tr("L4T release:"), m_l4t);
+    form->addRow(tr("Boot id:"), m_bootId);
+    form->addRow(tr("Agent:"), m_agent);
+    auto *modeRow = new QHBoxLayout;
+    modeRow->addWidget(m_modeCanonical);
+    modeRow->addWidget(m_modeShort);
+    modeRow->addStretch();
+    form->addRow(tr("Current mode:"), modeRow);
+    form->addRow(tr("Hottest zone:"), m_thermal);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(titleRow);
+    layout->addWidget(m_target);
+    layout->addSpacing(6);
+    layout->addLayout(stateRow);
+    layout->addSpacing(6);
+    // The readings, greyed out while they are only the last known ones.
+    auto *bodyLayout = new QVBoxLayout(m_body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->addLayout(form);
+    bodyLayout->addSpacing(6);
+    bodyLayout->addWidget(m_sparkline, 1);
+    bodyLayout->addStretch(0);  // takes what is left once the sparkline is at its tallest
+    layout->addWidget(m_body, 1);
+
+    setClient(nullptr);
+}
+
+void DeviceDetailsView::setEntry(const DeviceEntry &entry)
+{
+    m_title->setText(entry.name);
+    QString target = entry.target;
+    if (!entry.keyFile.isEmpty())
+        target += tr(" · key %1").arg(entry.keyFile);
+    if (entry.sudo)
+        target += tr(" · sudo");
+    m_target->setText(target);
+    m_simulatedBadge->setVisible(entry.simulated());
+}
+
+DeviceClient *DeviceDetailsView::client() const
+{
+    return m_client;
+}
+
+void DeviceDetailsView::setClient(DeviceClient *client)
+{
+    if (m_client)
+        m_client->disconnect(this);
+    m_client = client;
+    m_monitor->setClient(client);
+    m_sparkline->clear();
+    clearInfo();
+    if (!client) {
+        setState(State::NoClient, tr("Not connected. Choose a device and press Connect."));
+        return;
+    }
+    connect(client, &DeviceClient::connecting, this, [this] {
+        setState(State::Connecting,
+                 tr("Connecting to %1…").arg(m_client->transport()->description()));
+    });
+    connect(client, &DeviceClient::ready, this, &DeviceDetailsView::showInfo);
+    connect(client, &DeviceClient::disconnected, this, [this](const QString &reason) {
+        setState(State::Disconnected, tr("Disconnected: %1").arg(reason));
+    });
+    connect(client, &QObject::destroyed, this, [this] { setClient(nullptr); });
+    if (client->isReady())
+        showInfo(client->info());
+    else if (client->transport() && client->transport()->isOpen())
+        setState(State::Connecting,
+                 tr("Connecting to %1…").arg(client->transport()->description()));
+    else
+        setState(State::Disconnected, tr("Disconnected."));
+}
+
+QString DeviceDetailsView::stateText() const
+{
+    return m_stateText->text();
+}
+
+void DeviceDetailsView::setState(State state, const QString &text)
+{
+    m_state = state;
+    m_stateText->setText(text);
+    m_stateDot->setStyleSheet(
+        QStringLiteral("QLabel { color: %1; }").arg(stateColour(state).name()));
+    m_reconnect->setVisible(state == State::Disconnected && m_client);
+    m_body->setEnabled(state == State::Connected);
+    Q_EMIT stateChanged(state);
+}
+
+void DeviceDetailsView::showInfo(const DeviceInfo &info)
+{
+    setState(State::Connected,
+             info.simulated ? tr("Connected to a simulated device") : tr("Connected"));
+    m_simulatedBadge->setVisible(info.simulated);
+    m_model->setText(info.model);
+    m_l4t->setText(info.l4t.isEmpty() ? tr("unknown") : info.l4t);
+    m_bootId->setText(info.bootId);
+    m_agent->setText(info.agentVersion);
+    m_thermal->setText(info.hottestZone.isEmpty()
+                           ? tr("no thermal zone reads")
+                           : tr("%1 °C (%2)").arg(info.hottestC, 0, 'f', 1).arg(info.hottestZone));
+    showMode(info.mode);
+}
+
+void DeviceDetailsView::showMode(const PowerMode &mode)
+{
+    m_modeCanonical->setText(mode.toCanonical());
+    m_modeShort->setText(mode.toShort());
+}
+
+void DeviceDetailsView::clearInfo()
+{
+    const QString none = QStringLiteral("—");
+    for (QLabel *label : {m_model, m_l4t, m_bootId, m_agent, m_modeCanonical, m_thermal})
+        label->setText(none);
+    m_modeShort->clear();
+}
+
+void DeviceDetailsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_monitor->setActive(true);
+}
+
+void DeviceDetailsView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_monitor->setActive(false);
+}
+
+}  // namespace ptwb::ui

@@ -1,0 +1,459 @@
+#include "explorepanel.h"
+
+#include "budgetcontrols.h"
+#include "recommendationcard.h"
+#include "store/store.h"
+#include "tradeoffchart.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <cmath>
+
+namespace ptwb::ui {
+
+namespace {
+
+struct WorkloadChoice
+{
+    QString workload;
+    QString device;
+    qint64 modes = 0;
+};
+
+// The slowest modes (a few cores at the lowest clocks) take many times longer than the rest;
+// the first view stops at the 90th percentile so the front is not squashed flat.
+double timeCeiling(QVector<ChartPoint> points)
+{
+    if (points.size() < 20)
+        return qQNaN();
+    const auto at = points.begin() + points.size() * 9 / 10;
+    std::nth_element(points.begin(), at, points.end(),
+                     [](const ChartPoint &a, const ChartPoint &b) { return a.time < b.time; });
+    return at->time;
+}
+
+QString settingsKey(const QString &kind, const QString &what)
+{
+    return QStringLiteral("explore/%1/%2").arg(kind, what);
+}
+
+}  // namespace
+
+ExplorePanel::ExplorePanel(QWidget *parent)
+    : QWidget(parent)
+    , m_workloads(new QComboBox(this))
+    , m_source(new QLabel(this))
+    , m_chart(new TradeoffChart(this))
+    , m_budgets(new BudgetControls(this))
+    , m_card(new RecommendationCard(this))
+{
+    m_workloads->setObjectName(QStringLiteral("exploreWorkload"));
+    m_workloads->setToolTip(tr("The workload whose modes are shown"));
+    m_workloads->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_source->setObjectName(QStringLiteral("exploreSource"));
+    m_source->setTextFormat(Qt::RichText);
+    auto *workloadLabel = new QLabel(tr("&Workload:"), this);
+    workloadLabel->setBuddy(m_workloads);
+    auto *reset = new QPushButton(tr("Reset &zoom"), this);
+    reset->setToolTip(tr("Show every mode again (0 or Home on the chart)"));
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(workloadLabel);
+    top->addWidget(m_workloads);
+    top->addWidget(m_source, 1);
+    top->addWidget(reset);
+
+    auto *side = new QWidget(this);
+    auto *sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->addWidget(m_budgets);
+    sideLayout->addWidget(m_card, 1);
+    side->setMinimumWidth(360);
+    side->setMaximumWidth(520);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setObjectName(QStringLiteral("exploreSplitter"));
+    splitter->addWidget(m_chart);
+    splitter->addWidget(side);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({880, 400});
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+
+    m_chart->setTooltipProvider([this](int index) { return tooltipFor(index); });
+    connect(reset, &QPushButton::clicked, m_chart, &TradeoffChart::resetZoom);
+    connect(m_chart, &TradeoffChart::modeClicked, this, &ExplorePanel::selectMode);
+    connect(m_budgets, &BudgetControls::budgetChanged, this, &ExplorePanel::recommend);
+    connect(m_budgets, &BudgetControls::timeUnitChanged, this, &ExplorePanel::updateTimeUnit);
+    connect(m_workloads, &QComboBox::activated, this, [this] {
+        QSettings().setValue(settingsKey(m_kind, QStringLiteral("workload")), currentWorkload());
+        loadSpace(currentWorkload());
+    });
+    connect(m_card, &RecommendationCard::applyRequested, this, &ExplorePanel::askToApply);
+    connect(m_card, &RecommendationCard::cancelApplyRequested, this, [this] {
+        if (m_applier)
+            m_applier->cancel();
+    });
+    connect(m_card, &RecommendationCard::keepNowRequested, this, [this] {
+        if (m_applier)
+            m_applier->confirmNow();
+    });
+    updateApplyAvailability();
+}
+
+ExplorePanel::~ExplorePanel()
+{
+    for (QFuture<void> &task : m_tasks)
+        task.waitForFinished();
+}
+
+void ExplorePanel::setLoading(int delta)
+{
+    const bool was = isLoading();
+    m_loading += delta;
+    if (was != isLoading())
+        Q_EMIT busyChanged(isLoading());
+}
+
+void ExplorePanel::setDatabasePath(const QString &path)
+{
+    m_dbPath = path;
+    reload();
+}
+
+void ExplorePanel::setDeviceKind(const QString &kind)
+{
+    if (kind.isEmpty() || kind == m_kind)
+        return;
+    m_kind = kind;
+    reload();
+}
+
+QString ExplorePanel::currentWorkload() const
+{
+    return m_workloads->currentData().toString();
+}
+
+void ExplorePanel::reload()
+{
+    if (!m_dbPath.isEmpty())
+        loadWorkloads();
+}
+
+void ExplorePanel::showWorkload(const QString &workload)
+{
+    QSettings().setValue(settingsKey(m_kind, QStringLiteral("workload")), workload);
+    m_workloads->clear();  // so the reload picks the remembered one
+    reload();
+}
+
+// The workloads measured on a device of this kind.
+void ExplorePanel::loadWorkloads()
+{
+    const QString path = m_dbPath;
+    const QString kind = m_kind;
+    const quint64 generation = ++m_generation;
+    setLoading(+1);
+    m_tasks.append(QtConcurrent::run([this, path, kind, generation] {
+        QVector<WorkloadChoice> choices;
+        QString error;
+        Expected<std::unique_ptr<Store>> store = Store::open(path);
+        if (!store) {
+            error = store.error();
+        } else if (const Expected<QVector<WorkloadSummary>> all = (*store)->summaries(); !all) {
+            error = all.error();
+        } else {
+            for (const WorkloadSummary &s : *all) {
+                if (s.deviceKind == kind)
+                    choices.append({s.workload, s.device, s.distinctModes});
+            }
+        }
+        QMetaObject::invokeMethod(this, [this, choices, error, generation] {
+            setLoading(-1);
+            if (generation != m_generation)
+                return;
+            if (!error.isEmpty()) {
+                Q_EMIT failed(error);
+                return;
+            }
+            const QString previous = currentWorkload().isEmpty()
+                ? QSettings().value(settingsKey(m_kind, QStringLiteral("workload"))).toString()
+                : currentWorkload();
+            m_workloads->clear();
+            for (const WorkloadChoice &c : choices) {
+                m_workloads->addItem(
+                    QStringLiteral("%1 (%2 modes measured)").arg(c.workload).arg(c.modes),
+                    c.workload);
+            }
+            if (choices.isEmpty()) {
+                m_space.reset();
+                showSpace();
+                return;
+            }
+            const int keep = m_workloads->findData(previous);
+            m_workloads->setCurrentIndex(keep >= 0 ? keep : 0);
+            loadSpace(currentWorkload());
+        });
+    }));
+}
+
+// Every mode with the newest model's predictions: libtorch and SQLite, so on a worker.
+void ExplorePanel::loadSpace(const QString &workload)
+{
+    if (workload.isEmpty())
+        return;
+    const QString path = m_dbPath;
+    const quint64 generation = ++m_generation;
+    setLoading(+1);
+    m_tasks.append(QtConcurrent::run([this, path, workload, generation] {
+        std::shared_ptr<const TradeoffSpace> space;
+        QString error;
+        Expected<std::unique_ptr<Store>> store = Store::open(path);
+        if (!store) {
+            error = store.error();
+        } else {
+            Expected<TradeoffSpace> loaded =
+                TradeoffSpace::load(**store, workload, QString(), false);
+            if (loaded)
+                space = std::make_shared<const TradeoffSpace>(std::move(loaded).value());
+            else
+                error = loaded.error();
+        }
+        QMetaObject::invokeMethod(this, [this, space, error, generation] {
+            setLoading(-1);
+            if (generation != m_generation)
+                return;
+            if (!space) {
+                Q_EMIT failed(error);
+                return;
+            }
+            setSpace(space);
+        });
+    }));
+    // Drop finished tasks so the list does not grow over a long session.
+    m_tasks.erase(std::remove_if(m_tasks.begin(), m_tasks.end(),
+                                 [](const QFuture<void> &f) { return f.isFinished(); }),
+                  m_tasks.end());
+}
+
+void ExplorePanel::setSpace(std::shared_ptr<const TradeoffSpace> space)
+{
+    m_space = std::move(space);
+    if (m_space) {
+        const int perEpoch = QSettings()
+                                 .value(settingsKey(m_space->deviceKind(),
+                                                    QStringLiteral("epoch/") + m_space->workload()),
+                                        0)
+                                 .toInt();
+        m_budgets->setMinibatchesPerEpoch(perEpoch);
+    }
+    showSpace();
+}
+
+void ExplorePanel::showSpace()
+{
+    const TimeUnit unit = m_budgets->timeUnit();
+    QVector<ChartPoint> predicted;
+    QVector<ChartPoint> observed;
+    QVector<ChartPoint> observedFront;
+    QVector<ChartPoint> predictedFront;
+    if (m_space) {
+        const TradeoffSpace &s = *m_space;
+        predicted.reserve(s.hasPredictions() ? s.size() : 0);
+        observed.reserve(s.observedCount());
+        for (int i = 0; i < s.size(); ++i) {
+            if (s.hasPredictions())
+                predicted.append({i, s.predictedPowerW(i), unit.fromMs(s.predictedTimeMs(i))});
+            if (s.isObserved(i))
+                observed.append({i, s.observedPowerW(i), unit.fromMs(s.observedTimeMs(i))});
+        }
+        for (const TradeoffPoint &p : s.observedFront().powerTime())
+            observedFront.append({p.mode, p.powerW, unit.fromMs(p.timeMs)});
+        for (const TradeoffPoint &p : s.predictedFront().powerTime())
+            predictedFront.append({p.mode, p.powerW, unit.fromMs(p.timeMs)});
+    }
+    m_chart->setTimeAxisTitle(unit.axisTitle());
+    m_chart->setTimeCeiling(timeCeiling(predicted.isEmpty() ? observed : predicted));
+    m_chart->setPredicted(predicted);
+    m_chart->setObserved(observed);
+    m_chart->setFronts(observedFront, predictedFront);
+
+    if (!m_space || m_space->front().isEmpty()) {
+        m_source->setText(m_dbPath.isEmpty() ? QString()
+                                             : tr("<i>No measurements for this device yet: "
+                                                  "import some or run a sweep.</i>"));
+        m_card->showMessage(tr("Nothing to recommend yet"),
+                            tr("Import measurements, run a sweep, or train a model."));
+        m_chart->setSelected(-1);
+        m_chart->setBudgets(qQNaN(), qQNaN());
+        Q_EMIT loaded(QString(), 0);
+        return;
+    }
+    const TradeoffSpace &s = *m_space;
+    m_source->setText(
+        s.hasPredictions()
+            ? tr("<b>%1</b>: %2 modes, %3 profiled, the rest predicted by model %4")
+                  .arg(s.device())
+                  .arg(s.size())
+                  .arg(s.observedCount())
+                  .arg(s.modelId())
+            : tr("<b>%1</b>: %2 profiled modes <i>(no model yet: train one in Models to "
+                 "predict the rest)</i>")
+                  .arg(s.device())
+                  .arg(s.size()));
+    const QVector<TradeoffPoint> &front = s.front().powerTime();
+    double minTime = front.last().timeMs;
+    double maxTime = front.first().timeMs;
+    const double minPower = front.first().powerW;
+    double maxPower = front.last().powerW;
+    // The slider ranges run from the cheapest front mode to a little past MAXN's draw, so
+    // "no mode fits" is reachable at the low end and everything fits at the high end.
+    maxPower = std::max(maxPower, s.maxnIndex() >= 0 ? s.powerW(s.maxnIndex()) : maxPower);
+    m_budgets->setRanges(std::floor(minPower * 0.9), std::ceil(maxPower * 1.02),
+                         std::floor(minTime * 0.9), std::ceil(maxTime * 1.02));
+    Q_EMIT loaded(s.workload(), s.size());
+    recommend();
+}
+
+void ExplorePanel::updateTimeUnit()
+{
+    if (m_space) {
+        QSettings().setValue(
+            settingsKey(m_space->deviceKind(), QStringLiteral("epoch/") + m_space->workload()),
+            m_budgets->timeUnit().minibatchesPerEpoch);
+    }
+    const int selected = m_chart->selected();
+    showSpace();
+    if (selected >= 0 && m_card->titleText() == tr("Selected mode"))
+        selectMode(selected);
+}
+
+void ExplorePanel::recommend()
+{
+    if (!m_space || m_space->front().isEmpty())
+        return;
+    const Budget budget = m_budgets->budget();
+    const TimeUnit unit = m_budgets->timeUnit();
+    const std::optional<Recommendation> r = m_space->recommend(budget);
+    if (!r) {
+        m_card->showMessage(tr("Nothing to recommend"), tr("No usable modes."));
+        return;
+    }
+    m_card->showRecommendation(*m_space, *r, budget, unit);
+    m_chart->setSelected(r->index);
+    const bool power = budget.kind == Budget::Kind::Power;
+    m_chart->setBudgets(power ? budget.value : qQNaN(),
+                        power ? qQNaN() : unit.fromMs(budget.value));
+    updateApplyAvailability();
+}
+
+void ExplorePanel::selectMode(int index)
+{
+    if (!m_space || index < 0 || index >= m_space->size())
+        return;
+    m_card->showMode(*m_space, index, m_budgets->timeUnit());
+    m_chart->setSelected(index);
+    updateApplyAvailability();
+}
+
+QString ExplorePanel::tooltipFor(int index) const
+{
+    if (!m_space || index < 0 || index >= m_space->size())
+        return QString();
+    const TradeoffSpace &s = *m_space;
+    const TimeUnit unit = m_budgets->timeUnit();
+    QString text =
+        QStringLiteral("<b>%1</b><br>%2").arg(s.mode(index).toShort(), s.mode(index).toCanonical());
+    const auto line = [&](const QString &label, double ms, double w) {
+        return QStringLiteral("<br>%1: %2, %3 W, %4 J")
+            .arg(label, unit.format(ms))
+            .arg(w, 0, 'f', 1)
+            .arg((unit.perEpoch() ? unit.minibatchesPerEpoch : 1) * ms * w / 1000, 0, 'f', 2);
+    };
+    if (s.isObserved(index))
+        text += line(tr("observed"), s.observedTimeMs(index), s.observedPowerW(index));
+    if (s.hasPredictions())
+        text += line(tr("predicted"), s.predictedTimeMs(index), s.predictedPowerW(index));
+    return text;
+}
+
+void ExplorePanel::setApplyTarget(const ApplyTarget &target)
+{
+    m_target = target;
+    updateApplyAvailability();
+}
+
+void ExplorePanel::updateApplyAvailability()
+{
+    if (!m_target.connect) {
+        m_card->setApplyAvailable(false, tr("Connect to a device first (Devices)"));
+    } else if (m_space && m_space->deviceKind() != m_target.deviceKind) {
+        m_card->setApplyAvailable(false,
+                                  tr("These modes are for %1; the device is a %2")
+                                      .arg(m_space->deviceKind(), m_target.deviceKind));
+    } else {
+        m_card->setApplyAvailable(
+            true,
+            tr("Apply this mode to %1 (Ctrl+Shift+A). It goes back to its current mode "
+               "by itself unless the change is confirmed.")
+                .arg(m_target.name));
+    }
+}
+
+void ExplorePanel::askToApply(int index)
+{
+    if (!m_space || m_applier || m_confirm)
+        return;
+    const PowerMode &mode = m_space->mode(index);
+    m_confirm = new QMessageBox(
+        QMessageBox::Question, tr("Apply a power mode"),
+        tr("Apply %1 (%2) to %3?\n\nThe device goes back to its current mode by itself unless "
+           "the change is confirmed; you can cancel during the %4 s countdown.")
+            .arg(mode.toShort(), mode.toCanonical(), m_target.name)
+            .arg(m_target.options.keepAfterSeconds),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
+    m_confirm->setObjectName(QStringLiteral("applyConfirmBox"));
+    m_confirm->setDefaultButton(QMessageBox::Yes);
+    m_confirm->setAttribute(Qt::WA_DeleteOnClose);
+    // open(), not exec(): the window keeps rendering and nothing nests an event loop.
+    connect(m_confirm, &QMessageBox::finished, this, [this, index](int result) {
+        m_confirm = nullptr;
+        if (result == QMessageBox::Yes)
+            startApply(index);
+    });
+    m_confirm->open();
+}
+
+void ExplorePanel::startApply(int index)
+{
+    const PowerMode mode = m_space->mode(index);
+    m_applier = std::make_unique<ModeApplier>(m_target.connect, m_target.options);
+    connect(m_applier.get(), &ModeApplier::phaseChanged, this,
+            [this](ModeApplier::Phase phase, const QString &text) {
+                if (phase != ModeApplier::Phase::Done)
+                    m_card->showApplyProgress(text, phase == ModeApplier::Phase::CountingDown);
+            });
+    connect(m_applier.get(), &ModeApplier::finished, this,
+            [this](bool kept, const QString &message) {
+                m_card->showApplyResult(kept, message);
+                Q_EMIT statusMessage(message);
+                Q_EMIT applyFinished(kept, message);
+                // Not deleted inside its own signal.
+                m_applier.release()->deleteLater();
+            });
+    m_applier->start(mode);
+}
+
+}  // namespace ptwb::ui

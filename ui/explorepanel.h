@@ -1,0 +1,101 @@
+#pragma once
+
+#include "modeapplier.h"
+#include "optimize/tradeoffspace.h"
+
+#include <QFuture>
+#include <QList>
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QMessageBox;
+
+namespace ptwb::ui {
+
+class BudgetControls;
+class RecommendationCard;
+class TradeoffChart;
+struct TimeUnit;
+
+// Where Apply sends a mode: the device the window is connected to.
+struct ApplyTarget
+{
+    QString name;  // "Simulated Jetson AGX Orin", "nvidia@orin:22"
+    QString deviceKind;
+    ModeApplier::Connect connect;  // empty: nothing to apply to
+    ModeApplier::Options options;
+};
+
+// The main view: every mode of the device in power vs time (predicted cloud, profiled points,
+// observed and predicted fronts), the budget sliders, the recommendation card and Apply. The
+// store and the model are read on a worker; the sliders only run core's O(log n) query.
+class ExplorePanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ExplorePanel(QWidget *parent = nullptr);
+    ~ExplorePanel() override;
+
+    void setDatabasePath(const QString &path);
+    void setDeviceKind(const QString &kind);
+    void setApplyTarget(const ApplyTarget &target);
+
+    // What the view shows (normally loaded from the store; tests may hand one in).
+    void setSpace(std::shared_ptr<const TradeoffSpace> space);
+    const TradeoffSpace *space() const { return m_space.get(); }
+    QString currentWorkload() const;
+    bool isLoading() const { return m_loading > 0; }
+    bool isApplying() const { return m_applier != nullptr; }
+
+    TradeoffChart *chart() const { return m_chart; }
+    BudgetControls *budgets() const { return m_budgets; }
+    RecommendationCard *card() const { return m_card; }
+    QComboBox *workloadCombo() const { return m_workloads; }
+
+public Q_SLOTS:
+    // The workload list and the current workload again (a model was saved, a sweep finished).
+    void reload();
+    // Shows this workload (reloading the list first, as it may be new).
+    void showWorkload(const QString &workload);
+    void selectMode(int index);
+
+Q_SIGNALS:
+    void loaded(const QString &workload, int modes);
+    void failed(const QString &message);
+    void busyChanged(bool busy);
+    void applyFinished(bool kept, const QString &message);
+    void statusMessage(const QString &text);
+
+private:
+    void loadWorkloads();
+    void loadSpace(const QString &workload);
+    void showSpace();
+    void recommend();
+    void updateTimeUnit();
+    void updateApplyAvailability();
+    void askToApply(int index);
+    void startApply(int index);
+    QString tooltipFor(int index) const;
+    void setLoading(int delta);
+
+    QComboBox *m_workloads;
+    QLabel *m_source;
+    TradeoffChart *m_chart;
+    BudgetControls *m_budgets;
+    RecommendationCard *m_card;
+    QString m_dbPath;
+    QString m_kind = QStringLiteral("orin-agx");
+    std::shared_ptr<const TradeoffSpace> m_space;
+    ApplyTarget m_target;
+    std::unique_ptr<ModeApplier> m_applier;
+    QMessageBox *m_confirm = nullptr;
+    QList<QFuture<void>> m_tasks;  // waited for on destruction
+    quint64 m_generation = 0;
+    int m_loading = 0;
+};
+
+}  // namespace ptwb::ui

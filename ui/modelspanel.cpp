@@ -1,0 +1,601 @@
+#include "modelspanel.h"
+
+#include "fitplot.h"
+#include "lossplot.h"
+#include "modeltasks.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace ptwb::ui {
+
+namespace {
+
+constexpr int kProgressSteps = 1000;
+
+QString shortDate(const QString &iso)
+{
+    const QDateTime time = QDateTime::fromString(iso, Qt::ISODate);
+    return time.isValid() ? time.toLocalTime().toString(QStringLiteral("MM-dd HH:mm")) : iso;
+}
+
+QString remaining(double seconds)
+{
+    if (seconds < 60)
+        return QObject::tr("%1 s left").arg(int(std::ceil(seconds)));
+    return QObject::tr("%1 min %2 s left").arg(int(seconds) / 60).arg(int(seconds) % 60);
+}
+
+QTreeWidget *makeList(const QStringList &headers, QWidget *parent)
+{
+    auto *list = new QTreeWidget(parent);
+    list->setHeaderLabels(headers);
+    list->setRootIsDecorated(false);
+    list->setAlternatingRowColors(true);
+    list->setUniformRowHeights(true);
+    list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    return list;
+}
+
+// Each stored model lists its in-sample errors (on the modes it was trained on).
+QString mapeText(const ModelRecord &record, const char *key)
+{
+    const QJsonValue value = record.metrics.value(QLatin1String(key));
+    return value.isDouble() ? QStringLiteral("%1 %").arg(value.toDouble(), 0, 'f', 2)
+                            : QStringLiteral("–");
+}
+
+}  // namespace
+
+ModelsPanel::ModelsPanel(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedWidget(this))
+    , m_emptyState(new QLabel(this))
+    , m_workloadList(makeList({tr("Workload"), tr("Device"), tr("Modes")}, this))
+    , m_modelList(makeList({tr("Id"), tr("Method"), tr("Workload"), tr("Created"), tr("Time MAPE"),
+                            tr("Power MAPE")},
+                           this))
+    , m_trainWorkload(new QComboBox(this))
+    , m_referenceModel(new QComboBox(this))
+    , m_targetWorkload(new QComboBox(this))
+    , m_trainButton(new QPushButton(tr("&Train reference model"), this))
+    , m_transferButton(new QPushButton(tr("Trans&fer"), this))
+    , m_cancelButton(new QPushButton(tr("Cancel"), this))
+    , m_progress(new QProgressBar(this))
+    , m_status(new QLabel(this))
+    , m_timeLoss(new LossPlot(tr("Time model loss"), this))
+    , m_powerLoss(new LossPlot(tr("Power model loss"), this))
+    , m_timeFit(new FitPlot(tr("Time"), tr("ms"), true, this))
+    , m_powerFit(new FitPlot(tr("Power"), tr("W"), false, this))
+    , m_fitSummary(new QLabel(this))
+    , m_trainAction(new QAction(tr("Train reference model"), this))
+    , m_transferAction(new QAction(tr("Transfer"), this))
+    , m_cancelAction(new QAction(tr("Cancel training"), this))
+    , m_job(new TrainingJob(this))
+{
+    m_emptyState->setAlignment(Qt::AlignCenter);
+    m_emptyState->setWordWrap(true);
+    m_emptyState->setText(tr("<h3>No measurements of this device yet</h3><p>Import measurements "
+                             "or run a sweep first: models are trained on measured modes.</p>"));
+
+    m_workloadList->setToolTip(tr("Workloads measured on this device kind; click one to train "
+                                  "on it or transfer to it"));
+    m_modelList->setToolTip(tr("Stored models, newest first; MAPE is in-sample (on the modes "
+                               "each was trained on). Select one to see its fit"));
+    m_trainWorkload->setToolTip(tr("The workload a reference model is trained on (all its "
+                                   "measured modes)"));
+    m_referenceModel->setToolTip(tr("The reference model to transfer from"));
+    m_targetWorkload->setToolTip(tr("The workload to transfer to, with its few profiled modes"));
+    for (QComboBox *box : {m_trainWorkload, m_referenceModel, m_targetWorkload})
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+
+    m_trainAction->setShortcut(QKeySequence(tr("Ctrl+T")));
+    m_trainAction->setToolTip(
+        tr("Train a reference model on every measured mode of the chosen workload (Ctrl+T)"));
+    m_transferAction->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    m_transferAction->setToolTip(tr("Adapt the reference model to the target workload's "
+                                    "profiled modes: PowerTrain transfer (Ctrl+Shift+T)"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the training; nothing is stored (Esc)"));
+    // Shortcuts work while the focus is anywhere in the panel.
+    for (QAction *action : {m_trainAction, m_transferAction, m_cancelAction}) {
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(action);
+    }
+    m_trainButton->setToolTip(m_trainAction->toolTip());
+    m_transferButton->setToolTip(m_transferAction->toolTip());
+    m_cancelButton->setToolTip(m_cancelAction->toolTip());
+    connect(m_trainAction, &QAction::triggered, this, &ModelsPanel::trainReference);
+    connect(m_transferAction, &QAction::triggered, this, &ModelsPanel::transfer);
+    connect(m_cancelAction, &QAction::triggered, this, &ModelsPanel::cancel);
+    connect(m_trainButton, &QPushButton::clicked, this, &ModelsPanel::trainReference);
+    connect(m_transferButton, &QPushButton::clicked, this, &ModelsPanel::transfer);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ModelsPanel::cancel);
+
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setTextVisible(true);
+    m_progress->setToolTip(tr("Epochs done over both models and every ensemble member"));
+    m_status->setWordWrap(true);
+    m_fitSummary->setWordWrap(true);
+    m_fitSummary->setText(tr("Select a model to see how well it predicts its workload."));
+
+    // Left: what the store holds.
+    auto *left = new QWidget(this);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(new QLabel(tr("<b>Workloads</b>"), left));
+    leftLayout->addWidget(m_workloadList, 1);
+    leftLayout->addWidget(new QLabel(tr("<b>Models</b>"), left));
+    leftLayout->addWidget(m_modelList, 2);
+
+    // Right: the actions, the live losses, the selected model's fit.
+    auto *actions = new QGroupBox(tr("Train"), this);
+    auto *grid = new QGridLayout(actions);
+    grid->addWidget(new QLabel(tr("Reference model on"), actions), 0, 0);
+    grid->addWidget(m_trainWorkload, 0, 1, 1, 3);
+    grid->addWidget(m_trainButton, 0, 4);
+    grid->addWidget(new QLabel(tr("Transfer"), actions), 1, 0);
+    grid->addWidget(m_referenceModel, 1, 1);
+    grid->addWidget(new QLabel(tr("to"), actions), 1, 2);
+    grid->addWidget(m_targetWorkload, 1, 3);
+    grid->addWidget(m_transferButton, 1, 4);
+    grid->addWidget(m_progress, 2, 0, 1, 4);
+    grid->addWidget(m_cancelButton, 2, 4);
+    grid->addWidget(m_status, 3, 0, 1, 5);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+
+    auto *losses = new QHBoxLayout;
+    losses->addWidget(m_timeLoss);
+    losses->addWidget(m_powerLoss);
+    auto *fits = new QHBoxLayout;
+    fits->addWidget(m_timeFit);
+    fits->addWidget(m_powerFit);
+    auto *right = new QWidget(this);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(actions);
+    rightLayout->addLayout(losses, 1);
+    rightLayout->addWidget(m_fitSummary);
+    rightLayout->addLayout(fits, 1);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(left);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 5);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({460, 1000});
+    m_stack->addWidget(m_emptyState);
+    m_stack->addWidget(splitter);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_stack);
+
+    connect(m_modelList, &QTreeWidget::currentItemChanged, this, [this] {
+        if (const qint64 id = selectedModelId(); id > 0)
+            loadFit(id);
+    });
+    connect(m_workloadList, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (!item)
+            return;
+        m_trainWorkload->setCurrentText(item->text(0));
+        m_targetWorkload->setCurrentText(item->text(0));
+    });
+    connect(m_job, &TrainingJob::progress, this, &ModelsPanel::onProgress);
+    connect(m_job, &TrainingJob::finished, this, &ModelsPanel::onFinished);
+    connect(m_job, &TrainingJob::cancelled, this, [this] {
+        endJob(tr("Training cancelled; nothing was stored."));
+        Q_EMIT trainingCancelled();
+    });
+    connect(m_job, &TrainingJob::failed, this, [this](const QString &message) {
+        endJob(tr("Training failed: %1").arg(message));
+        Q_EMIT failed(message);
+    });
+    endJob(QString());
+}
+
+ModelsPanel::~ModelsPanel()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+    m_job->cancel();
+    for (QFuture<void> &task : m_tasks)
+        task.waitForFinished();
+}
+
+template<typename Work>
+void ModelsPanel::runInBackground(Work work)
+{
+    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
+    m_tasks.append(QtConcurrent::run(std::move(work)));
+}
+
+void ModelsPanel::setDatabasePath(const QString &path)
+{
+    m_path = path;
+    reload();
+}
+
+void ModelsPanel::setDeviceKind(const QString &kind)
+{
+    m_kind = kind;
+    reload();
+}
+
+void ModelsPanel::setTrainingConfig(const predict::RegressorConfig &config)
+{
+    m_config = config;
+}
+
+void ModelsPanel::reload()
+{
+    if (m_path.isEmpty()) {  // nothing to list until there is a store
+        ++m_listsGeneration;
+        m_stack->setCurrentIndex(0);
+        return;
+    }
+    const quint64 generation = ++m_listsGeneration;
+    QPointer<ModelsPanel> self(this);
+    runInBackground([self, path = m_path, generation] {
+        const modeltasks::Lists lists = modeltasks::loadLists(path);
+        QMetaObject::invokeMethod(self, [self, lists, generation] {
+            if (self && generation == self->m_listsGeneration)
+                self->showLists(lists);
+        });
+    });
+}
+
+void ModelsPanel::showLists(const modeltasks::Lists &lists)
+{
+    if (!lists.error.isEmpty())
+        Q_EMIT failed(lists.error);
+    const auto ofKind = [this](const QString &kind) { return m_kind.isEmpty() || kind == m_kind; };
+    m_summaries.clear();
+    for (const WorkloadSummary &s : lists.summaries) {
+        if (ofKind(s.deviceKind))
+            m_summaries.append(s);
+    }
+    m_models.clear();
+    for (const ModelRecord &m : lists.models) {
+        if (ofKind(m.deviceKind))
+            m_models.append(m);
+    }
+
+    const qint64 selected = m_selectAfterLoad > 0 ? m_selectAfterLoad : selectedModelId();
+    m_selectAfterLoad = 0;
+    const QString trainChoice = m_trainWorkload->currentText();
+    const QString targetChoice = m_targetWorkload->currentText();
+    const QVariant referenceChoice = m_referenceModel->currentData();
+    QSignalBlocker blockModels(m_modelList);
+    m_workloadList->clear();
+    m_modelList->clear();
+    m_trainWorkload->clear();
+    m_targetWorkload->clear();
+    m_referenceModel->clear();
+    for (const WorkloadSummary &s : m_summaries) {
+        auto *item = new QTreeWidgetItem(
+            m_workloadList, {s.workload, s.device, QLocale().toString(s.distinctModes)});
+        item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        m_trainWorkload->addItem(s.workload, s.device);
+        m_targetWorkload->addItem(s.workload, s.device);
+    }
+    for (const ModelRecord &m : m_models) {
+        auto *item = new QTreeWidgetItem(m_modelList,
+                                         {QString::number(m.id), m.method, m.workload,
+                                          shortDate(m.createdAt), mapeText(m, "time_mape_train"),
+                                          mapeText(m, "power_mape_train")});
+        item->setData(0, Qt::UserRole, m.id);
+        for (int column : {0, 4, 5})
+            item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
+        item->setToolTip(0,
+                         tr("%1 configuration, %2 training measurements on %3")
+                             .arg(m.config)
+                             .arg(m.trainingIds.size())
+                             .arg(m.device));
+        if (m.method == QLatin1String("reference")) {
+            m_referenceModel->addItem(
+                tr("#%1 %2 (%3)").arg(m.id).arg(m.workload, shortDate(m.createdAt)), m.id);
+        }
+        if (m.id == selected)
+            m_modelList->setCurrentItem(item);
+    }
+    if (!trainChoice.isEmpty())
+        m_trainWorkload->setCurrentText(trainChoice);
+    if (!targetChoice.isEmpty())
+        m_targetWorkload->setCurrentText(targetChoice);
+    if (const int row = m_referenceModel->findData(referenceChoice); row >= 0)
+        m_referenceModel->setCurrentIndex(row);
+    if (m_referenceModel->count() == 0)
+        m_referenceModel->addItem(tr("(train a reference model first)"));
+    m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
+    updateActions();
+    blockModels.unblock();
+    if (selectedModelId() > 0)
+        loadFit(selectedModelId());
+    else {
+        m_timeFit->clear();
+        m_powerFit->clear();
+    }
+    Q_EMIT listsLoaded();
+}
+
+qint64 ModelsPanel::selectedModelId() const
+{
+    const QTreeWidgetItem *item = m_modelList->currentItem();
+    return item ? item->data(0, Qt::UserRole).toLongLong() : 0;
+}
+
+bool ModelsPanel::setTrainingWorkload(const QString &workload)
+{
+    const int row = m_trainWorkload->findText(workload);
+    if (row >= 0)
+        m_trainWorkload->setCurrentIndex(row);
+    return row >= 0;
+}
+
+bool ModelsPanel::setTransferChoice(qint64 referenceModelId, const QString &targetWorkload)
+{
+    const int reference = m_referenceModel->findData(referenceModelId);
+    const int target = m_targetWorkload->findText(targetWorkload);
+    if (reference < 0 || target < 0)
+        return false;
+    m_referenceModel->setCurrentIndex(reference);
+    m_targetWorkload->setCurrentIndex(target);
+    return true;
+}
+
+bool ModelsPanel::selectModel(qint64 id)
+{
+    for (int i = 0; i < m_modelList->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_modelList->topLevelItem(i);
+        if (item->data(0, Qt::UserRole).toLongLong() == id) {
+            m_modelList->setCurrentItem(item);
+            return true;
+        }
+    }
+    return false;
+}
+
+void ModelsPanel::loadFit(qint64 id)
+{
+    const quint64 generation = ++m_fitGeneration;
+    m_timeFit->clear(tr("predicting…"));
+    m_powerFit->clear(tr("predicting…"));
+    QPointer<ModelsPanel> self(this);
+    runInBackground([self, path = m_path, id, generation] {
+        const modeltasks::Fit fit = modeltasks::loadFit(path, id);
+        QMetaObject::invokeMethod(self, [self, fit, generation] {
+            if (self && generation == self->m_fitGeneration)
+                self->showFit(fit);
+        });
+    });
+}
+
+void ModelsPanel::showFit(const modeltasks::Fit &fit)
+{
+    if (!fit.error.isEmpty()) {
+        m_timeFit->clear(tr("unavailable"));
+        m_powerFit->clear(tr("unavailable"));
+        m_fitSummary->setText(tr("Model %1: %2").arg(fit.id).arg(fit.error));
+        return;
+    }
+    const ModelRecord &r = fit.record;
+    m_timeFit->setData(fit.fit.predicted.timeMs, fit.fit.observed.timeMs, fit.fit.timeMape);
+    m_powerFit->setData(fit.fit.predicted.powerW, fit.fit.observed.powerW, fit.fit.powerMape);
+    m_fitSummary->setText(
+        tr("<b>Model %1</b> (%2 of %3, trained on %4 measurements): on all %5 measured modes of "
+           "%3, MAPE of time <b>%6 %</b>, of power <b>%7 %</b>.")
+            .arg(r.id)
+            .arg(r.method, r.workload)
+            .arg(r.trainingIds.size())
+            .arg(fit.fit.observed.size())
+            .arg(fit.fit.timeMape, 0, 'f', 2)
+            .arg(fit.fit.powerMape, 0, 'f', 2));
+    Q_EMIT fitShown(fit.id);
+}
+
+void ModelsPanel::beginJob(const QString &what)
+{
+    m_phase = Phase::Loading;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("loading measurements…"));
+    m_progress->setVisible(true);
+    m_cancelButton->setVisible(true);
+    m_status->setText(what);
+    m_timeLoss->clear();
+    m_powerLoss->clear();
+    updateActions();
+}
+
+void ModelsPanel::trainReference()
+{
+    if (isBusy() || m_trainWorkload->count() == 0 || m_path.isEmpty())
+        return;
+    const QString workload = m_trainWorkload->currentText();
+    const QString device = m_trainWorkload->currentData().toString();
+    beginJob(tr("Training a reference model on %1…").arg(workload));
+    QPointer<ModelsPanel> self(this);
+    runInBackground([self, path = m_path, workload, device, config = m_config] {
+        const Expected<WorkloadData> loaded = modeltasks::loadWorkload(path, workload, device);
+        QMetaObject::invokeMethod(self, [self, loaded, workload, config] {
+            if (!self)
+                return;
+            if (!loaded) {
+                self->endJob(tr("Could not load %1: %2").arg(workload, loaded.error()));
+                Q_EMIT self->failed(loaded.error());
+                return;
+            }
+            TrainingJob::TrainRequest request;
+            request.device = loaded->device;
+            request.deviceKind = loaded->kind;
+            request.workload = workload;
+            request.data = loaded->data;
+            request.config = config;
+            self->startTraining([request](TrainingJob &job) { return job.start(request); },
+                                loaded->data);
+        });
+    });
+}
+
+void ModelsPanel::transfer()
+{
+    const qint64 referenceId = m_referenceModel->currentData().toLongLong();
+    if (isBusy() || referenceId <= 0 || m_targetWorkload->count() == 0 || m_path.isEmpty())
+        return;
+    const QString workload = m_targetWorkload->currentText();
+    const QString device = m_targetWorkload->currentData().toString();
+    beginJob(tr("Transferring model %1 to %2…").arg(referenceId).arg(workload));
+    QPointer<ModelsPanel> self(this);
+    runInBackground([self, path = m_path, referenceId, workload, device] {
+        const modeltasks::TransferInputs inputs =
+            modeltasks::loadTransferInputs(path, referenceId, workload, device);
+        QMetaObject::invokeMethod(self, [self, inputs, workload] {
+            if (!self)
+                return;
+            if (!inputs.error.isEmpty()) {
+                self->endJob(tr("Could not transfer to %1: %2").arg(workload, inputs.error));
+                Q_EMIT self->failed(inputs.error);
+                return;
+            }
+            TrainingJob::TransferRequest request;
+            request.reference = inputs.reference;
+            request.device = inputs.target.device;
+            request.deviceKind = inputs.target.kind;
+            request.workload = workload;
+            request.data = inputs.target.data;
+            self->startTraining([request](TrainingJob &job) { return job.start(request); },
+                                inputs.target.data);
+        });
+    });
+}
+
+void ModelsPanel::startTraining(const std::function<bool(TrainingJob &)> &start,
+                                const TrainingData &data)
+{
+    if (m_cancel->load()) {
+        endJob(tr("Training cancelled; nothing was stored."));
+        Q_EMIT trainingCancelled();
+        return;
+    }
+    m_phase = Phase::Training;
+    m_jobData = data;
+    m_progress->setFormat(tr("starting…"));
+    m_clock.start();
+    if (!start(*m_job)) {
+        endJob(tr("A training is already running."));
+        return;
+    }
+    m_status->setText(m_status->text() + QLatin1Char(' ') +
+                      tr("%1 measured modes.").arg(data.size()));
+}
+
+void ModelsPanel::onProgress(const TrainingProgress &p)
+{
+    if (m_phase != Phase::Training)
+        return;
+    const bool power = p.target == QLatin1String("power");
+    (power ? m_powerLoss : m_timeLoss)
+        ->addEpoch(p.member, p.epoch, p.epochs, p.trainingLoss, p.validationLoss);
+    // The time model then the power model, each member after the other.
+    const double perTarget = double(p.members) * p.epochs;
+    const double done = (power ? perTarget : 0) + double(p.member) * p.epochs + p.epoch;
+    const double fraction = std::clamp(done / (2 * perTarget), 0.0, 1.0);
+    m_progress->setValue(int(fraction * kProgressSteps));
+    const double elapsed = m_clock.elapsed() / 1000.0;
+    m_progress->setFormat(tr("%1 model, member %2/%3, epoch %4/%5 — %6")
+                              .arg(power ? tr("power") : tr("time"))
+                              .arg(p.member + 1)
+                              .arg(p.members)
+                              .arg(p.epoch)
+                              .arg(p.epochs)
+                              .arg(fraction > 0.02 ? remaining(elapsed * (1 - fraction) / fraction)
+                                                   : tr("estimating time left")));
+}
+
+void ModelsPanel::onFinished(const std::shared_ptr<PowerModel> &model)
+{
+    if (m_phase != Phase::Training || !model)
+        return;
+    if (m_cancel->load()) {  // finished just as it was cancelled: keep nothing
+        endJob(tr("Training cancelled; nothing was stored."));
+        Q_EMIT trainingCancelled();
+        return;
+    }
+    m_phase = Phase::Saving;
+    m_progress->setValue(kProgressSteps);
+    m_progress->setFormat(tr("saving…"));
+    const double seconds = m_clock.elapsed() / 1000.0;
+    QPointer<ModelsPanel> self(this);
+    runInBackground([self, path = m_path, model, data = m_jobData, seconds, cancel = m_cancel] {
+        // The fit for the metrics needs libtorch, so it is computed here too.
+        const Expected<qint64> id = modeltasks::saveTrained(path, *model, data, seconds, *cancel);
+        const QString workload = model->record().workload;
+        QMetaObject::invokeMethod(self, [self, id, workload, cancelled = cancel->load()] {
+            if (!self)
+                return;
+            if (!id && cancelled) {
+                self->endJob(tr("Training cancelled; nothing was stored."));
+                Q_EMIT self->trainingCancelled();
+            } else if (!id) {
+                self->endJob(tr("Could not store the model: %1").arg(id.error()));
+                Q_EMIT self->failed(id.error());
+            } else {
+                self->endJob(tr("Model %1 of %2 stored.").arg(*id).arg(workload));
+                self->m_selectAfterLoad = *id;
+                self->reload();
+                Q_EMIT self->modelSaved(*id, workload);
+            }
+        });
+    });
+}
+
+void ModelsPanel::cancel()
+{
+    if (!isBusy())
+        return;
+    m_cancel->store(true);
+    m_job->cancel();
+    m_status->setText(tr("Cancelling…"));
+}
+
+void ModelsPanel::endJob(const QString &message)
+{
+    m_phase = Phase::Idle;
+    m_progress->setVisible(false);
+    m_cancelButton->setVisible(false);
+    m_status->setText(message);
+    m_status->setVisible(!message.isEmpty());
+    updateActions();
+}
+
+void ModelsPanel::updateActions()
+{
+    const bool idle = !isBusy();
+    const bool canTrain = idle && m_trainWorkload->count() > 0;
+    const bool canTransfer =
+        idle && m_referenceModel->currentData().toLongLong() > 0 && m_targetWorkload->count() > 0;
+    m_trainAction->setEnabled(canTrain);
+    m_trainButton->setEnabled(canTrain);
+    m_transferAction->setEnabled(canTransfer);
+    m_transferButton->setEnabled(canTransfer);
+    m_cancelAction->setEnabled(!idle);
+    m_cancelButton->setEnabled(!idle);
+    m_status->setVisible(!m_status->text().isEmpty());
+}
+
+}  // namespace ptwb::ui

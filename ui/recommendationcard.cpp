@@ -1,0 +1,231 @@
+#include "recommendationcard.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ptwb::ui {
+
+namespace {
+
+QString signedPercent(double value)
+{
+    if (!std::isfinite(value))
+        return QStringLiteral("–");
+    return QStringLiteral("%1%2 %")
+        .arg(value >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
+        .arg(std::abs(value), 0, 'f', 1);
+}
+
+QString watts(double w)
+{
+    return std::isfinite(w) ? QStringLiteral("%1 W").arg(w, 0, 'f', 1) : QStringLiteral("–");
+}
+
+QString joules(double ws)
+{
+    return std::isfinite(ws) ? QStringLiteral("%1 J").arg(ws, 0, 'f', 2) : QStringLiteral("–");
+}
+
+}  // namespace
+
+QString TimeUnit::axisTitle() const
+{
+    return perEpoch() ? QObject::tr("Time per epoch (s)") : QObject::tr("Time per minibatch (ms)");
+}
+
+QString TimeUnit::format(double ms) const
+{
+    if (!std::isfinite(ms))
+        return QStringLiteral("–");
+    return QStringLiteral("%1 %2").arg(fromMs(ms), 0, 'f', perEpoch() ? 1 : 1).arg(symbol());
+}
+
+RecommendationCard::RecommendationCard(QWidget *parent)
+    : QFrame(parent)
+    , m_title(new QLabel(this))
+    , m_mode(new QLabel(this))
+    , m_numbers(new QLabel(this))
+    , m_gains(new QLabel(this))
+    , m_applyStatus(new QLabel(this))
+    , m_apply(new QPushButton(tr("&Apply to device…"), this))
+    , m_cancelApply(new QPushButton(tr("Cancel"), this))
+    , m_keepNow(new QPushButton(tr("Keep now"), this))
+{
+    setObjectName(QStringLiteral("recommendationCard"));
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
+    m_title->setFont(titleFont);
+    m_title->setWordWrap(true);
+    QFont modeFont = m_mode->font();
+    modeFont.setPointSizeF(modeFont.pointSizeF() * 1.6);
+    modeFont.setBold(true);
+    m_mode->setFont(modeFont);
+    m_mode->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_numbers->setTextFormat(Qt::RichText);
+    m_gains->setTextFormat(Qt::RichText);
+    m_gains->setWordWrap(true);
+    m_applyStatus->setWordWrap(true);
+    m_applyStatus->setObjectName(QStringLiteral("applyStatus"));
+
+    m_apply->setObjectName(QStringLiteral("applyButton"));
+    m_apply->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    m_apply->setToolTip(tr("Apply this mode to the connected device (Ctrl+Shift+A). The device "
+                           "goes back to its current mode by itself unless the change is "
+                           "confirmed."));
+    m_cancelApply->setObjectName(QStringLiteral("cancelApplyButton"));
+    m_cancelApply->setToolTip(tr("Put the previous mode back now"));
+    m_keepNow->setObjectName(QStringLiteral("keepNowButton"));
+    m_keepNow->setToolTip(tr("Confirm the new mode without waiting for the countdown"));
+    m_cancelApply->setVisible(false);
+    m_keepNow->setVisible(false);
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_apply);
+    buttons->addWidget(m_keepNow);
+    buttons->addWidget(m_cancelApply);
+    buttons->addStretch();
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(m_mode);
+    layout->addWidget(m_numbers);
+    layout->addWidget(m_gains);
+    layout->addStretch();
+    layout->addLayout(buttons);
+    layout->addWidget(m_applyStatus);
+
+    connect(m_apply, &QPushButton::clicked, this, [this] {
+        if (m_index >= 0)
+            Q_EMIT applyRequested(m_index);
+    });
+    connect(m_cancelApply, &QPushButton::clicked, this, &RecommendationCard::cancelApplyRequested);
+    connect(m_keepNow, &QPushButton::clicked, this, &RecommendationCard::keepNowRequested);
+    showMessage(tr("No data yet"), tr("Import measurements, run a sweep or train a model."));
+}
+
+QString RecommendationCard::titleText() const
+{
+    return m_title->text();
+}
+
+QString RecommendationCard::bodyText() const
+{
+    return m_mode->text() + QLatin1Char('\n') + m_numbers->text() + QLatin1Char('\n') +
+        m_gains->text();
+}
+
+void RecommendationCard::showMessage(const QString &title, const QString &text)
+{
+    m_index = -1;
+    m_fits = false;
+    m_title->setText(title);
+    m_mode->clear();
+    m_numbers->setText(text);
+    m_gains->clear();
+    setApplyAvailable(m_applyAvailable, m_apply->toolTip());
+}
+
+void RecommendationCard::showRecommendation(const TradeoffSpace &space, const Recommendation &r,
+                                            const Budget &budget, const TimeUnit &unit)
+{
+    const QString limit =
+        budget.kind == Budget::Kind::Power ? watts(budget.value) : unit.format(budget.value);
+    const QString objective = budget.objective == Budget::Objective::Energy
+        ? tr("lowest energy")
+        : (budget.kind == Budget::Kind::Power ? tr("fastest") : tr("lowest power"));
+    showIndex(space, r.index, unit);
+    m_fits = r.fits;
+    m_title->setText(r.fits ? tr("Recommended: the %1 mode within %2").arg(objective, limit)
+                            : tr("No mode fits %1. The closest:").arg(limit));
+    QStringList gains;
+    if (r.vsMaxn && r.vsMaxn->index != r.index)
+        gains.append(comparisonLine(*r.vsMaxn, tr("vs MAXN")));
+    if (r.vsPreset && r.vsPreset->index != r.index)
+        gains.append(comparisonLine(*r.vsPreset,
+                                    tr("vs the best stock preset, %1").arg(r.vsPreset->against)));
+    m_gains->setText(gains.join(QStringLiteral("<br>")));
+}
+
+void RecommendationCard::showMode(const TradeoffSpace &space, int index, const TimeUnit &unit)
+{
+    showIndex(space, index, unit);
+    m_fits = true;
+    m_title->setText(tr("Selected mode"));
+    QStringList gains;
+    const std::optional<Comparison> maxn = space.versusMaxn(index);
+    if (maxn && maxn->index != index)
+        gains.append(comparisonLine(*maxn, tr("vs MAXN")));
+    m_gains->setText(gains.join(QStringLiteral("<br>")));
+}
+
+void RecommendationCard::showIndex(const TradeoffSpace &space, int index, const TimeUnit &unit)
+{
+    m_index = index;
+    const PowerMode &mode = space.mode(index);
+    m_mode->setText(mode.toShort());
+    m_mode->setToolTip(mode.toCanonical());
+    const auto row = [&unit](const QString &label, double ms, double w) {
+        return QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
+                              "<td align=right>%3&nbsp;&nbsp;</td><td align=right>%4</td></tr>")
+            .arg(
+                label, unit.format(ms), watts(w),
+                joules(unit.perEpoch() ? ms * unit.minibatchesPerEpoch * w / 1000 : ms * w / 1000));
+    };
+    QString table = QStringLiteral("<span style='color:gray'>%1</span><table>"
+                                   "<tr><td></td><th align=right>%2</th><th align=right>%3</th>"
+                                   "<th align=right>%4</th></tr>")
+                        .arg(mode.toCanonical(), tr("time"), tr("power"), tr("energy"));
+    if (space.hasPredictions())
+        table += row(tr("predicted"), space.predictedTimeMs(index), space.predictedPowerW(index));
+    if (space.isObserved(index))
+        table +=
+            row(tr("<b>observed</b>"), space.observedTimeMs(index), space.observedPowerW(index));
+    else
+        table += QStringLiteral("<tr><td colspan=4><i>%1</i></td></tr>").arg(tr("not profiled"));
+    m_numbers->setText(table + QStringLiteral("</table>"));
+    setApplyAvailable(m_applyAvailable, m_apply->toolTip());
+}
+
+QString RecommendationCard::comparisonLine(const Comparison &c, const QString &label) const
+{
+    return QStringLiteral("<b>%1</b>: time %2, power %3, energy %4")
+        .arg(label, signedPercent(c.timePercent), signedPercent(c.powerPercent),
+             signedPercent(c.energyPercent));
+}
+
+void RecommendationCard::setApplyAvailable(bool available, const QString &why)
+{
+    m_applyAvailable = available;
+    m_apply->setEnabled(available && m_index >= 0 && !m_applying);
+    if (!why.isEmpty())
+        m_apply->setToolTip(why);
+}
+
+void RecommendationCard::showApplyProgress(const QString &text, bool counting)
+{
+    m_applying = true;
+    m_apply->setEnabled(false);
+    m_applyStatus->setText(text);
+    m_cancelApply->setVisible(true);
+    m_keepNow->setVisible(counting);
+}
+
+void RecommendationCard::showApplyResult(bool kept, const QString &text)
+{
+    m_applying = false;
+    m_cancelApply->setVisible(false);
+    m_keepNow->setVisible(false);
+    m_applyStatus->setText(
+        QStringLiteral("<b>%1</b> %2").arg(kept ? tr("Applied.") : tr("Not applied."), text));
+    setApplyAvailable(m_applyAvailable, QString());
+}
+
+}  // namespace ptwb::ui

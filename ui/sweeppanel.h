@@ -1,0 +1,118 @@
+#pragma once
+
+#include "sweepsession.h"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QLineSeries;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+class QValueAxis;
+
+namespace ptwb::ui {
+
+class SweepResultsModel;
+
+// The Sweep view: plan a sweep of the current device (workload, mode set, minibatches,
+// repeats), start, pause, resume and cancel it, follow its progress with time left, the live
+// minibatch time and power of the mode being measured, and the measured modes as they arrive.
+// The sweep itself runs on SweepSession's thread; this widget only renders what it reports.
+class SweepPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit SweepPanel(QWidget *parent = nullptr);
+    ~SweepPanel() override;
+
+    void setDatabasePath(const QString &path);
+    void setTarget(const SweepTarget &target);  // the window's current device
+    bool isRunning() const;
+    // The sweep shown (the last one started or resumed here), 0 before the first.
+    qint64 sweepId() const;
+
+    // The plan in the controls; setRequest fills them (e.g. from saved settings).
+    SweepRequest request() const;
+    void setRequest(const SweepRequest &request);
+
+    SweepResultsModel *results() const { return m_results; }
+
+public Q_SLOTS:
+    void start();
+    void pause();
+    void resume();
+    void cancel();
+
+Q_SIGNALS:
+    // The sweep ended for good: every planned mode done or failed, or cancelled.
+    void sweepFinished(qint64 sweepId);
+    // A measured mode was written to the store.
+    void measurementStored();
+
+private:
+    enum class State { Idle, Running, Pausing, Paused, Stopping };
+
+    struct LivePlot
+    {
+        QChartView *view = nullptr;
+        QLineSeries *series = nullptr;
+        QValueAxis *x = nullptr;
+        QValueAxis *y = nullptr;
+        QList<QPointF> points;  // what the series shows
+        double yMin = 0;  // of the points shown
+        double yMax = 0;
+        void clear(double xMax = 1);
+        void append(const QVector<QPointF> &more);
+    };
+
+    QWidget *buildPlanBox();
+    QWidget *buildProgressBox();
+    static LivePlot buildPlot(const QString &title, const QString &xTitle, const QString &yTitle);
+    void onStarted(const SweepRecord &record);
+    void onProgress(const SweepProgress &progress);
+    void onLive(const SweepLive &live);
+    void onItemRecorded(const SweepItem &item, const Measurement &measurement);
+    void onStopped(qint64 sweepId, const QString &state, const QString &summary);
+    void setState(State state);
+    void updateModeSetControls();
+    void showMessage(const QString &text, bool error = false);
+    void applyChartTheme();
+
+    SweepSession *m_session = nullptr;
+    State m_state = State::Idle;
+    QString m_databasePath;
+    bool m_hasTarget = false;
+
+    QLabel *m_deviceLabel = nullptr;
+    QLabel *m_simulatedBadge = nullptr;
+    QComboBox *m_workload = nullptr;
+    QComboBox *m_modeKind = nullptr;
+    QSpinBox *m_modeCount = nullptr;
+    QLineEdit *m_gridSpec = nullptr;
+    QSpinBox *m_minibatches = nullptr;
+    QSpinBox *m_repeats = nullptr;
+    QPushButton *m_start = nullptr;
+    QPushButton *m_pause = nullptr;
+    QPushButton *m_resume = nullptr;
+    QPushButton *m_cancel = nullptr;
+    QLabel *m_sweepLabel = nullptr;
+    QProgressBar *m_progressBar = nullptr;
+    QLabel *m_progressLabel = nullptr;
+    QLabel *m_currentLabel = nullptr;
+    QLabel *m_messageLabel = nullptr;
+    LivePlot m_timePlot;
+    LivePlot m_powerPlot;
+    QString m_liveMode;
+    int m_planMinibatches = 40;
+    SweepResultsModel *m_results = nullptr;
+    QTableView *m_table = nullptr;
+};
+
+}  // namespace ptwb::ui

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QString>
+
+namespace ptwb {
+struct SweepProgress;
+}
+
+namespace ptwb::ui {
+
+// "1 min 20 s", "45 s", "2 h 05 min": a duration as a person reads it.
+QString durationText(double seconds);
+
+// "12 / 50 modes · 3 failed · 1 min 20 s elapsed · about 2 min 10 s left".
+QString sweepProgressText(const SweepProgress &progress);
+
+}  // namespace ptwb::ui

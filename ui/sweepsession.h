@@ -1,0 +1,110 @@
+#pragma once
+
+#include "store/measurement.h"
+#include "store/sweepstore.h"
+#include "sweeprunner.h"
+#include "util/expected.h"
+
+#include <QObject>
+#include <QPointF>
+#include <QThread>
+#include <QVector>
+
+#include <functional>
+
+namespace ptwb {
+class Transport;
+}
+
+namespace ptwb::ui {
+
+class SweepWorker;
+
+// How a sweep reaches the device: called on the sweep thread for every (re)connect, so it
+// returns a new transport each time (the sweep thread owns it).
+struct SweepTarget
+{
+    QString deviceName;  // the store's device name, e.g. simulated-orin-agx
+    QString deviceKind;  // orin-agx, ...
+    std::function<Expected<Transport *>()> makeTransport;
+    bool simulated = true;
+    QString address;  // where it runs, e.g. sim:orin-agx (no secrets); empty: deviceName
+};
+
+// A new sweep: what to run and which modes (SweepPlan's mode sets: all, random:N, grid:SPEC,
+// als:N).
+struct SweepRequest
+{
+    QString workload;  // a built-in workload (SweepSetup::builtinWorkloads)
+    QString modeSet;
+    int minibatches = 40;
+    int repeats = 1;
+    quint64 seed = 0;
+};
+
+// Events of the profile in flight since the last update (at most ten updates a second).
+struct SweepLive
+{
+    QString target;
+    PowerMode mode;
+    bool restarted = false;  // a new profile began: the earlier points were another run
+    QVector<QPointF> minibatchMs;  // (minibatch index, ms)
+    QVector<QPointF> powerW;  // (device seconds since the profile began, W)
+};
+
+// Runs sweeps on a thread of their own: the SweepRunner, its store connection and its device
+// connections all live there (SQLite writes and process I/O never touch the GUI thread), and
+// everything comes back as signals on the session's thread. Pause stops the runner (the modes in
+// flight stay pending) and marks the sweep paused; resume is a new runner on the same sweep, as
+// `ptwb sweep --resume`; cancel stops it for good and marks it cancelled.
+class SweepSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit SweepSession(QObject *parent = nullptr);
+    // Stops a running sweep (what was measured is stored, the rest stays pending and the sweep
+    // is marked interrupted) and joins the thread: the only wait on it.
+    ~SweepSession() override;
+
+    void setDatabasePath(const QString &path) { m_databasePath = path; }
+    const QString &databasePath() const { return m_databasePath; }
+    void setTarget(const SweepTarget &target) { m_target = target; }
+    const SweepTarget &target() const { return m_target; }
+    bool isRunning() const { return m_running; }
+    // The sweep of the last run, and its state: running, or as stopped() reported it.
+    qint64 sweepId() const { return m_sweepId; }
+    const QString &state() const { return m_state; }
+
+public Q_SLOTS:
+    void start(const ptwb::ui::SweepRequest &request);
+    void resume(qint64 sweepId);
+    void pause();
+    void cancel();
+
+Q_SIGNALS:
+    // A run began: the sweep as stored (its plan and what earlier runs measured).
+    void started(const ptwb::SweepRecord &record);
+    void progress(const ptwb::SweepProgress &progress);
+    void live(const ptwb::ui::SweepLive &live);
+    void itemRecorded(const ptwb::SweepItem &item, const ptwb::Measurement &measurement);
+    void message(const QString &text);
+    // The run ended; `state` is the sweep's state in the store: done, paused, cancelled,
+    // interrupted (the device was lost: resumable), or failed (it could not start; sweepId may
+    // be 0).
+    void stopped(qint64 sweepId, const QString &state, const QString &summary);
+
+private:
+    friend class SweepWorker;
+    void launch(const std::function<void(SweepWorker &)> &work);
+
+    QThread m_thread;
+    SweepWorker *m_worker = nullptr;  // lives on m_thread
+    QString m_databasePath;
+    SweepTarget m_target;
+    qint64 m_sweepId = 0;
+    QString m_state;
+    bool m_running = false;
+};
+
+}  // namespace ptwb::ui

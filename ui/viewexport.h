@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+class QAbstractItemModel;
+class QAbstractItemView;
+class QWidget;
+
+namespace ptwb::ui {
+
+// Exports of what is on screen: any table as CSV (what it displays, with its headers), and any
+// view as PNG or SVG (by the file's suffix).
+namespace ViewExport {
+
+QByteArray tableCsv(const QAbstractItemModel &model);
+// The first visible table or tree inside `root` (the one a person would mean), or null.
+QAbstractItemView *visibleTable(QWidget *root);
+// PNG or SVG by suffix; `error` says why not.
+bool writeImage(QWidget *widget, const QString &path, QString *error);
+// Writes `data`, replacing the file only once it is complete.
+bool writeFile(const QString &path, const QByteArray &data, QString *error);
+
+}  // namespace ViewExport
+
+}  // namespace ptwb::ui
