@@ -122,7 +122,7 @@ void MainWindow::createMenus()
                          "view elsewhere)"));
     QAction *table = file->addAction(tr("Export &table as CSV…"), this, &MainWindow::exportTable);
     table->setObjectName(QStringLiteral("exportTableAction"));
-    table->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
+    table->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     table->setToolTip(tr("Save the table of the view on screen as CSV, as it is displayed"));
     m_cancelAction = file->addAction(tr("&Cancel import"), m_session, &StoreSession::cancelImport);
     m_cancelAction->setEnabled(false);

@@ -5,6 +5,7 @@
 #include "deviceconnection.h"
 #include "explorepanel.h"
 #include "firstrunguide.h"
+#include "lossplot.h"
 #include "mainwindow.h"
 #include "modelspanel.h"
 #include "starterdata.h"
@@ -25,6 +26,7 @@ namespace {
 constexpr int kDeadlineMs = 240000;
 constexpr int kSettleMs = 600;  // let the last paint and animations finish
 constexpr int kSweepRowsShown = 6;
+constexpr int kLossPointsShown = 60;  // of a reference model training live
 
 }  // namespace
 
@@ -96,12 +98,27 @@ void ScreenshotDirector::stageSweep()
 
 void ScreenshotDirector::stageModels()
 {
+    // The transfer's fit beside a reference model training live: its loss curves part-way.
     ModelsPanel *models = m_window->models();
-    connect(models, &ModelsPanel::fitShown, this,
-            [this] { QTimer::singleShot(kSettleMs, this, [this] { save(true); }); });
-    // The newest model: the transfer the first run made.
-    if (models->models().isEmpty() || !models->selectModel(models->models().first().id))
+    if (models->models().isEmpty() || !models->selectModel(models->models().first().id) ||
+        !models->setTrainingWorkload(QString::fromLatin1(StarterData::kReferenceWorkload))) {
         save(false);
+        return;
+    }
+    connect(
+        models, &ModelsPanel::fitShown, this,
+        [this, models] {
+            models->trainReference();
+            auto *poll = new QTimer(this);
+            connect(poll, &QTimer::timeout, this, [this, models, poll] {
+                if (models->timeLoss()->pointCount() >= kLossPointsShown) {
+                    poll->stop();
+                    QTimer::singleShot(kSettleMs, this, [this] { save(true); });
+                }
+            });
+            poll->start(100);
+        },
+        Qt::SingleShotConnection);
 }
 
 void ScreenshotDirector::stageCompare()
@@ -155,6 +172,7 @@ void ScreenshotDirector::save(bool complete)
         std::fprintf(stderr, "screenshot: %s (%s view, %.1f s)\n", qPrintable(m_file),
                      qPrintable(m_view), m_clock.elapsed() / 1000.0);
     m_window->sweep()->cancel();
+    m_window->models()->cancel();
     QTimer::singleShot(200, qApp, [ok, complete] { QApplication::exit(ok && complete ? 0 : 1); });
 }
 

@@ -1,13 +1,17 @@
 #include "deviceclient.h"
+#include "devicelist.h"
 #include "devicestatuslabel.h"
 #include "devicetablesview.h"
 #include "dialogsshprompts.h"
+#include "explorepanel.h"
+#include "firstrunguide.h"
 #include "localprocesstransport.h"
 #include "mainwindow.h"
 #include "measurementsmodel.h"
 #include "measurementsview.h"
 #include "simulatorlauncher.h"
 #include "storesession.h"
+#include "viewexport.h"
 
 #include "testfiles.h"
 #include <QAction>
@@ -19,6 +23,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
@@ -242,6 +247,60 @@ private Q_SLOTS:
         QVERIFY(window.deviceStatus()->text().startsWith(QLatin1String("Connecting to simulated")));
         QTRY_VERIFY_WITH_TIMEOUT(client.isReady(), 30000);
         QVERIFY(window.deviceStatus()->text().startsWith(QLatin1String("Simulated device: ")));
+    }
+
+    // What the README's run command does on a fresh machine: an empty store on the simulated
+    // Jetson gets the simulated starter data, Explore shows the reference workload's measured
+    // modes at once, and, once the Models view has trained and transferred, the new workload's
+    // predicted cloud.
+    void firstRunOnTheSimulatedJetsonShowsPredictions()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        QTemporaryDir dir;
+        StoreSession session;
+        MainWindow window(&session);
+        window.setFirstRunEnabled(true);
+        QSignalSpy finished(window.firstRun(), &FirstRunGuide::finished);
+        session.open(dir.filePath(QStringLiteral("first.sqlite")));
+        DeviceEntry simulated;
+        simulated.name = QStringLiteral("Simulated Jetson AGX Orin");
+        simulated.target = QStringLiteral("sim:orin-agx");
+        QVERIFY(window.connectDevice(simulated));
+        // The measured reference modes come first, within seconds.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.explore()->space() && window.explore()->space()->observedCount() == 4368, 30000);
+        QVERIFY(finished.wait(240000));
+        QVERIFY(finished.at(0).at(0).toBool());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.explore()->space() && window.explore()->space()->hasPredictions() &&
+                window.explore()->currentWorkload() == QLatin1String("mobilenet_v3"),
+            60000);
+        const TradeoffSpace *space = window.explore()->space();
+        QCOMPARE(space->size(), 18096);
+        QCOMPARE(space->observedCount(), 50);
+        QVERIFY(space->device().startsWith(QLatin1String("simulated-")));
+        // A second window on the same store adds nothing: the store is not empty any more.
+        StoreSession again;
+        MainWindow second(&again);
+        second.setFirstRunEnabled(true);
+        again.open(dir.filePath(QStringLiteral("first.sqlite")));
+        QVERIFY(second.connectDevice(simulated));
+        QTRY_VERIFY_WITH_TIMEOUT(second.explore()->space() != nullptr, 30000);
+        QVERIFY(!second.firstRun()->isRunning());
+    }
+
+    void tableExportWritesWhatIsShown()
+    {
+        QStandardItemModel model(2, 2);
+        model.setHorizontalHeaderLabels({QStringLiteral("mode"), QStringLiteral("note")});
+        model.setItem(0, 0, new QStandardItem(QStringLiteral("12c/2.20C/1.30G/3.20M")));
+        model.setItem(0, 1, new QStandardItem(QStringLiteral("fast, \"MAXN\"")));
+        model.setItem(1, 0, new QStandardItem(QStringLiteral("4c/1.11C/0.32G/2.13M")));
+        model.setItem(1, 1, new QStandardItem(QStringLiteral("\u2212 3 %")));
+        QCOMPARE(ViewExport::tableCsv(model),
+                 QByteArray("mode,note\n12c/2.20C/1.30G/3.20M,\"fast, \"\"MAXN\"\"\"\n"
+                            "4c/1.11C/0.32G/2.13M,- 3 %\n"));
     }
 };
 
