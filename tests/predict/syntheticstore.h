@@ -3,6 +3,7 @@
 #include "store/store.h"
 #include "synthetic.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 // `count` synthetic modes (synthetic.h) and MAXN, which the maxn strategy needs among its
@@ -40,4 +41,18 @@ inline bool addSyntheticWorkload(ptwb::Store &store, const QString &workload, in
                         workload + QStringLiteral(".csv"),
                         QStringLiteral("%1-%2-%3").arg(workload).arg(count).arg(seed), rows);
     return record.ok();
+}
+
+// A store file in `dir` with a reference workload "resnet" (300 modes) and a target "mobilenet"
+// (`targetModes` modes), both of a known synthetic law; empty when it cannot be made.
+inline QString makeSyntheticStore(const QTemporaryDir &dir, int targetModes)
+{
+    const QString path = dir.filePath(QStringLiteral("store.sqlite"));
+    auto store = ptwb::Store::open(path);
+    if (!store)
+        return {};
+    if (!addSyntheticWorkload(**store, QStringLiteral("resnet"), 300, 1, 0.7) ||
+        !addSyntheticWorkload(**store, QStringLiteral("mobilenet"), targetModes, 2, 0.5))
+        return {};
+    return path;
 }

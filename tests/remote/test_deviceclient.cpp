@@ -4,6 +4,7 @@
 #include "localprocesstransport.h"
 #include "modes/devicespec.h"
 #include "remote/awaitreply.h"
+#include "remote/simulateddevice.h"
 #include "simulatorlauncher.h"
 
 #include <QJsonArray>
@@ -16,21 +17,7 @@
 #include <optional>
 
 using namespace ptwb;
-
-namespace {
-
-PowerMode orinMode(int cores, int cpuIndex, int gpuIndex, int emcIndex)
-{
-    const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
-    PowerMode mode;
-    mode.cores = cores;
-    mode.cpuKHz = spec.values(Dimension::Cpu).at(cpuIndex);
-    mode.gpuHz = spec.values(Dimension::Gpu).at(gpuIndex);
-    mode.emcHz = spec.values(Dimension::Emc).at(emcIndex);
-    return mode;
-}
-
-}  // namespace
+using ptwb::test::orinMode;
 
 class TestDeviceClient : public QObject
 {

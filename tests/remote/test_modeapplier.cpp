@@ -1,31 +1,16 @@
 // ModeApplier against the real agent on a simulated AGX Orin running at real speed (the armed
 // revert's deadline is in device seconds): confirmed, cancelled, and unconfirmable applies.
-#include "localprocesstransport.h"
 #include "modeapplier.h"
-#include "modes/devicespec.h"
-#include "remote/awaitreply.h"
-#include "simulatorlauncher.h"
+#include "remote/simulateddevice.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+
 using namespace ptwb;
-
-namespace {
-
-PowerMode orinMode(int cores, int cpuIndex, int gpuIndex, int emcIndex)
-{
-    const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
-    PowerMode mode;
-    mode.cores = cores;
-    mode.cpuKHz = spec.values(Dimension::Cpu).at(cpuIndex);
-    mode.gpuHz = spec.values(Dimension::Gpu).at(gpuIndex);
-    mode.emcHz = spec.values(Dimension::Emc).at(emcIndex);
-    return mode;
-}
-
-}  // namespace
+using ptwb::test::orinMode;
 
 class TestModeApplier : public QObject
 {
@@ -33,42 +18,10 @@ class TestModeApplier : public QObject
 
 private:
     QTemporaryDir m_root;
-    QString m_state;
-    int m_connections = 0;
-    int m_failAfter = -1;  // connections allowed before the "network" is cut; -1: never
+    std::unique_ptr<test::SimulatedDevice> m_device;
 
-    ModeApplier::Connect connector()
-    {
-        return [this]() -> Expected<Transport *> {
-            if (m_failAfter >= 0 && m_connections >= m_failAfter)
-                return Expected<Transport *>::failure(QStringLiteral("no route to host (test)"));
-            ++m_connections;
-            SimulatorOptions options;
-            options.stateDirectory = m_state;
-            options.speed = 1;
-            Expected<LocalProcessTransport *> t = SimulatorLauncher::transport(options);
-            if (!t)
-                return Expected<Transport *>::failure(t.error());
-            return static_cast<Transport *>(*t);
-        };
-    }
-
-    // The mode the device runs now, over a connection of its own.
-    QString deviceMode()
-    {
-        const int failAfter = m_failAfter;
-        m_failAfter = -1;
-        Expected<Transport *> t = connector()();
-        m_failAfter = failAfter;
-        if (!t)
-            return t.error();
-        DeviceClient client(*t);
-        QSignalSpy ready(&client, &DeviceClient::ready);
-        client.connectToDevice();
-        if (!ready.wait(20000))
-            return QStringLiteral("unreachable");
-        return client.info().mode.toCanonical();
-    }
+    ModeApplier::Connect connector() { return m_device->connector(); }
+    QString deviceMode() { return m_device->mode(); }
 
     static ModeApplier::Options quick(int keepAfter)
     {
@@ -82,9 +35,8 @@ private Q_SLOTS:
     void init()
     {
         static int instance = 0;
-        m_state = m_root.path() + QStringLiteral("/device-") + QString::number(++instance);
-        m_connections = 0;
-        m_failAfter = -1;
+        m_device = std::make_unique<test::SimulatedDevice>(
+            m_root.path() + QStringLiteral("/device-") + QString::number(++instance));
     }
 
     void confirmedModeIsKept()
@@ -120,8 +72,7 @@ private Q_SLOTS:
     void unconfirmableModeRevertsByItself()
     {
         const QString before = deviceMode();
-        m_connections = 0;
-        m_failAfter = 1;  // the first connection applies; every later one fails
+        m_device->failAfter(1);  // the first connection applies; every later one fails
         ModeApplier applier(connector(), quick(1));
         QSignalSpy finished(&applier, &ModeApplier::finished);
         applier.start(orinMode(6, 15, 4, 2));
@@ -135,7 +86,7 @@ private Q_SLOTS:
 
     void refusedConnectionReportsWhy()
     {
-        m_failAfter = 0;
+        m_device->failAfter(0);
         ModeApplier applier(connector(), quick(1));
         QSignalSpy finished(&applier, &ModeApplier::finished);
         applier.start(orinMode(6, 15, 4, 2));

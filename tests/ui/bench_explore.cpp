@@ -11,6 +11,7 @@
 #include "recommendationcard.h"
 #include "starterdata.h"
 #include "tradeoffchart.h"
+#include "ui/benchtiming.h"
 #include "ui/syntheticspace.h"
 
 #include <QApplication>
@@ -27,49 +28,18 @@
 using namespace ptwb;
 using namespace ptwb::ui;
 
+using ptwb::test::Figures;
+using ptwb::test::summarize;
+using ptwb::test::timed;
+using ptwb::test::waitExposed;
+
 namespace {
-
-struct Figures
-{
-    double median = 0, p95 = 0, max = 0;
-    int n = 0;
-};
-
-Figures summarize(QVector<double> ms)
-{
-    std::sort(ms.begin(), ms.end());
-    Figures f;
-    f.n = int(ms.size());
-    if (!ms.isEmpty()) {
-        f.median = ms[ms.size() / 2];
-        f.p95 = ms[std::min<int>(int(ms.size()) - 1, int(ms.size() * 0.95))];
-        f.max = ms.last();
-    }
-    return f;
-}
 
 void print(const char *what, const Figures &f, double target)
 {
     std::printf("%-28s median %7.2f ms, p95 %7.2f ms, max %7.2f ms (n=%d; target %.0f ms: %s)\n",
                 what, f.median, f.p95, f.max, f.n, target, f.p95 <= target ? "met" : "MISSED");
     std::fflush(stdout);
-}
-
-double timed(const std::function<void()> &work)
-{
-    QElapsedTimer timer;
-    timer.start();
-    work();
-    return timer.nsecsElapsed() / 1e6;
-}
-
-void waitExposed(QWidget *widget)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!(widget->windowHandle() && widget->windowHandle()->isExposed()) &&
-           timer.elapsed() < 5000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
 void benchPanel()

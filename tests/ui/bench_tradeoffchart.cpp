@@ -7,6 +7,7 @@
 
 #include "syntheticmodes.h"
 #include "tradeoffchart.h"
+#include "ui/benchtiming.h"
 
 #include <QApplication>
 #include <QChart>
@@ -24,48 +25,17 @@
 
 using ptwb::ui::TradeoffChart;
 
+using ptwb::test::Figures;
+using ptwb::test::summarize;
+using ptwb::test::timed;
+using ptwb::test::waitExposed;
+
 namespace {
-
-struct Figures
-{
-    double median = 0, p95 = 0;
-    int n = 0;
-};
-
-Figures summarize(QVector<double> ms)
-{
-    std::sort(ms.begin(), ms.end());
-    Figures f;
-    f.n = ms.size();
-    if (!ms.isEmpty()) {
-        f.median = ms[ms.size() / 2];
-        f.p95 = ms[std::min<int>(ms.size() - 1, int(ms.size() * 0.95))];
-    }
-    return f;
-}
 
 void print(const char *what, const Figures &f)
 {
     std::printf("%-32s median %8.3f ms, p95 %8.3f ms (n=%d)\n", what, f.median, f.p95, f.n);
     std::fflush(stdout);
-}
-
-double timed(const std::function<void()> &work)
-{
-    QElapsedTimer timer;
-    timer.start();
-    work();
-    return timer.nsecsElapsed() / 1e6;
-}
-
-// A repaint of a window that is not exposed yet paints nothing.
-void waitExposed(QWidget *widget)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!(widget->windowHandle() && widget->windowHandle()->isExposed()) &&
-           timer.elapsed() < 5000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
 // Layout requests are posted events: a real frame handles them before painting.

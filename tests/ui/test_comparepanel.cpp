@@ -17,18 +17,6 @@ namespace {
 
 constexpr int kTimeout = 60000;
 
-QString makeStore(const QTemporaryDir &dir)
-{
-    const QString path = dir.filePath(QStringLiteral("store.sqlite"));
-    auto store = Store::open(path);
-    if (!store)
-        return {};
-    if (!addSyntheticWorkload(**store, QStringLiteral("resnet"), 300, 1, 0.7) ||
-        !addSyntheticWorkload(**store, QStringLiteral("mobilenet"), 400, 2, 0.5))
-        return {};
-    return path;
-}
-
 // Waits until the panel lists the store's workloads.
 bool openPanel(ComparePanel &panel, const QString &path)
 {
@@ -70,7 +58,7 @@ private Q_SLOTS:
     void runMatchesTheEvaluator()
     {
         QTemporaryDir dir;
-        const QString path = makeStore(dir);
+        const QString path = makeSyntheticStore(dir, 400);
         QVERIFY(!path.isEmpty());
         ComparePanel panel;
         QVERIFY(openPanel(panel, path));
@@ -138,7 +126,7 @@ private Q_SLOTS:
     void cancelLeavesNoHalfRow()
     {
         QTemporaryDir dir;
-        const QString path = makeStore(dir);
+        const QString path = makeSyntheticStore(dir, 400);
         QVERIFY(!path.isEmpty());
         ComparePanel panel;
         QVERIFY(openPanel(panel, path));

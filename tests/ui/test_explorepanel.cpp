@@ -3,10 +3,8 @@
 // unconfirmable one.
 #include "budgetcontrols.h"
 #include "explorepanel.h"
-#include "localprocesstransport.h"
 #include "recommendationcard.h"
-#include "remote/awaitreply.h"
-#include "simulatorlauncher.h"
+#include "remote/simulateddevice.h"
 #include "tradeoffchart.h"
 #include "ui/syntheticspace.h"
 
@@ -31,38 +29,9 @@ class TestExplorePanel : public QObject
 private:
     QTemporaryDir m_root;
     std::shared_ptr<const TradeoffSpace> m_space;
-    QString m_state;
-    int m_connections = 0;
-    int m_failAfter = -1;
+    std::unique_ptr<test::SimulatedDevice> m_device;
 
-    ModeApplier::Connect connector()
-    {
-        return [this]() -> Expected<Transport *> {
-            if (m_failAfter >= 0 && m_connections >= m_failAfter)
-                return Expected<Transport *>::failure(QStringLiteral("no route to host (test)"));
-            ++m_connections;
-            SimulatorOptions options;
-            options.stateDirectory = m_state;
-            options.speed = 1;
-            Expected<LocalProcessTransport *> t = SimulatorLauncher::transport(options);
-            if (!t)
-                return Expected<Transport *>::failure(t.error());
-            return static_cast<Transport *>(*t);
-        };
-    }
-
-    QString deviceMode()
-    {
-        SimulatorOptions options;
-        options.stateDirectory = m_state;
-        options.speed = 1;
-        DeviceClient client(SimulatorLauncher::transport(options).value());
-        QSignalSpy ready(&client, &DeviceClient::ready);
-        client.connectToDevice();
-        if (!ready.wait(20000))
-            return QStringLiteral("unreachable");
-        return client.info().mode.toCanonical();
-    }
+    QString deviceMode() { return m_device->mode(); }
 
     // Clicks Apply, then Yes in the confirmation box.
     static void applyAndConfirm(ExplorePanel &panel)
@@ -77,13 +46,12 @@ private:
     void prepareApply(ExplorePanel &panel, int keepAfter)
     {
         static int instance = 0;
-        m_state = m_root.path() + QStringLiteral("/device-") + QString::number(++instance);
-        m_connections = 0;
-        m_failAfter = -1;
+        m_device = std::make_unique<test::SimulatedDevice>(
+            m_root.path() + QStringLiteral("/device-") + QString::number(++instance));
         ApplyTarget target;
         target.name = QStringLiteral("Simulated Jetson AGX Orin (test)");
         target.deviceKind = QStringLiteral("orin-agx");
-        target.connect = connector();
+        target.connect = m_device->connector();
         target.options.keepAfterSeconds = keepAfter;
         target.options.revertMarginSeconds = 3;
         panel.setApplyTarget(target);
@@ -219,14 +187,12 @@ private Q_SLOTS:
         panel.setSpace(m_space);
         prepareApply(panel, 1);
         const QString before = deviceMode();
-        m_connections = 0;
-        m_failAfter = 1;  // the mode "cuts the device off": no second connection
+        m_device->failAfter(1);  // the mode "cuts the device off": no second connection
         panel.budgets()->powerSlider()->setValue(500);
         QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
         applyAndConfirm(panel);
         QVERIFY(finished.wait(30000));
         QVERIFY(!finished.at(0).at(0).toBool());
-        m_failAfter = -1;
         QCOMPARE(deviceMode(), before);
     }
 
@@ -239,7 +205,7 @@ private Q_SLOTS:
         ApplyTarget xavier;
         xavier.name = QStringLiteral("xavier");
         xavier.deviceKind = QStringLiteral("xavier-agx");
-        xavier.connect = connector();
+        xavier.connect = [] { return Expected<Transport *>::failure(QStringLiteral("unused")); };
         panel.setApplyTarget(xavier);
         QVERIFY(!panel.card()->applyButton()->isEnabled());
         QVERIFY(panel.card()->applyButton()->toolTip().contains(QStringLiteral("xavier-agx")));

@@ -16,19 +16,6 @@ namespace {
 
 constexpr int kTimeout = 60000;
 
-// Reference and target workloads with a known synthetic law (synthetic.h), 300 and 60 modes.
-QString makeStore(const QTemporaryDir &dir)
-{
-    const QString path = dir.filePath(QStringLiteral("store.sqlite"));
-    auto store = Store::open(path);
-    if (!store)
-        return {};
-    if (!addSyntheticWorkload(**store, QStringLiteral("resnet"), 300, 1, 0.7) ||
-        !addSyntheticWorkload(**store, QStringLiteral("mobilenet"), 60, 2, 0.5))
-        return {};
-    return path;
-}
-
 int storedModels(const QString &path)
 {
     auto store = Store::open(path);
@@ -67,7 +54,7 @@ private Q_SLOTS:
     void trainsAReferenceAndTransfersIt()
     {
         QTemporaryDir dir;
-        const QString path = makeStore(dir);
+        const QString path = makeSyntheticStore(dir, 60);
         QVERIFY(!path.isEmpty());
         ModelsPanel panel;
         panel.resize(1300, 850);
@@ -127,7 +114,7 @@ private Q_SLOTS:
     void cancelStoresNothing()
     {
         QTemporaryDir dir;
-        const QString path = makeStore(dir);
+        const QString path = makeSyntheticStore(dir, 60);
         QVERIFY(!path.isEmpty());
         ModelsPanel panel;
         panel.setTrainingConfig(tinyConfig(5000));  // minutes, were it not cancelled
