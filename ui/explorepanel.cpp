@@ -127,6 +127,15 @@ void ExplorePanel::setLoading(int delta)
         Q_EMIT busyChanged(isLoading());
 }
 
+void ExplorePanel::track(QFuture<void> task)
+{
+    // Finished tasks go, so the list does not grow over a long session.
+    m_tasks.erase(std::remove_if(m_tasks.begin(), m_tasks.end(),
+                                 [](const QFuture<void> &f) { return f.isFinished(); }),
+                  m_tasks.end());
+    m_tasks.append(std::move(task));
+}
+
 void ExplorePanel::setDatabasePath(const QString &path)
 {
     m_dbPath = path;
@@ -166,7 +175,7 @@ void ExplorePanel::loadWorkloads()
     const QString kind = m_kind;
     const quint64 generation = ++m_generation;
     setLoading(+1);
-    m_tasks.append(QtConcurrent::run([this, path, kind, generation] {
+    track(QtConcurrent::run([this, path, kind, generation] {
         QVector<WorkloadChoice> choices;
         QString error;
         Expected<std::unique_ptr<Store>> store = Store::open(path);
@@ -217,7 +226,7 @@ void ExplorePanel::loadSpace(const QString &workload)
     const QString path = m_dbPath;
     const quint64 generation = ++m_generation;
     setLoading(+1);
-    m_tasks.append(QtConcurrent::run([this, path, workload, generation] {
+    track(QtConcurrent::run([this, path, workload, generation] {
         std::shared_ptr<const TradeoffSpace> space;
         QString error;
         Expected<std::unique_ptr<Store>> store = Store::open(path);
@@ -242,10 +251,6 @@ void ExplorePanel::loadSpace(const QString &workload)
             setSpace(space);
         });
     }));
-    // Drop finished tasks so the list does not grow over a long session.
-    m_tasks.erase(std::remove_if(m_tasks.begin(), m_tasks.end(),
-                                 [](const QFuture<void> &f) { return f.isFinished(); }),
-                  m_tasks.end());
 }
 
 void ExplorePanel::setSpace(std::shared_ptr<const TradeoffSpace> space)

@@ -81,6 +81,7 @@ private:
     void startApply(int index);
     QString tooltipFor(int index) const;
     void setLoading(int delta);
+    void track(QFuture<void> task);
 
     QComboBox *m_workloads;
     QLabel *m_source;

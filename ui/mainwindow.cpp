@@ -86,7 +86,12 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     restoreSettings();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The application's font is shared: leave it as this window found it.
+    if (m_presenting)
+        QApplication::setFont(m_normalFont);
+}
 
 QWidget *MainWindow::addView(QWidget *view, const QString &title, View which)
 {

@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
@@ -288,6 +289,34 @@ private Q_SLOTS:
         QVERIFY(second.connectDevice(simulated));
         QTRY_VERIFY_WITH_TIMEOUT(second.explore()->space() != nullptr, 30000);
         QVERIFY(!second.firstRun()->isRunning());
+    }
+
+    void presentationModeEnlargesFontsAndPersists()
+    {
+        QSettings().remove(QStringLiteral("window/presentation"));
+        const qreal normal = QApplication::font().pointSizeF();
+        {
+            StoreSession session;
+            MainWindow window(&session);
+            window.show();
+            QVERIFY(!window.isPresenting());
+            auto *present = window.findChild<QAction *>(QStringLiteral("presentationAction"));
+            QVERIFY(present && present->isCheckable());
+            QCOMPARE(present->shortcut(), QKeySequence(Qt::Key_F11));
+            present->trigger();
+            QVERIFY(window.isPresenting());
+            QVERIFY(QApplication::font().pointSizeF() > normal * 1.3);
+            window.close();  // saves the settings
+        }
+        {
+            StoreSession session;
+            MainWindow window(&session);  // comes back in presentation mode
+            window.show();
+            QVERIFY(window.isPresenting());
+            window.setPresentationMode(false);
+            QCOMPARE(QApplication::font().pointSizeF(), normal);
+            window.close();
+        }
     }
 
     void tableExportWritesWhatIsShown()
