@@ -221,7 +221,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
                        {QStringLiteral("failed"), failed},
                        {QStringLiteral("pending"), pending},
                        {QStringLiteral("seconds"), clock.nsecsElapsed() / 1e9},
-                       {QStringLiteral("overhead_per_mode_s"), runner.overheadPerModeSeconds()}});
+                       {QStringLiteral("overhead_per_mode_s"), runner.overheadPerModeSeconds()},
+                       {QStringLiteral("planned_reboots"), runner.plannedReboots()}});
     } else {
         output.line(summary);
     }

@@ -55,12 +55,50 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
     return modes;
 }
 
+bool SweepPlan::higherFirst(const PowerMode &a, const PowerMode &b)
+{
+    return std::tie(a.emcHz, a.gpuHz, a.cpuKHz, a.cores) >
+        std::tie(b.emcHz, b.gpuHz, b.cpuKHz, b.cores);
+}
+
 void SweepPlan::orderHighToLow(QVector<PowerMode> &modes)
 {
-    std::stable_sort(modes.begin(), modes.end(), [](const PowerMode &a, const PowerMode &b) {
-        return std::tie(a.emcHz, a.gpuHz, a.cpuKHz, a.cores) >
-            std::tie(b.emcHz, b.gpuHz, b.cpuKHz, b.cores);
-    });
+    std::stable_sort(modes.begin(), modes.end(), higherFirst);
+}
+
+bool SweepPlan::lowersOrKeeps(const PowerMode &from, const PowerMode &to)
+{
+    return to.cores <= from.cores && to.cpuKHz <= from.cpuKHz && to.gpuHz <= from.gpuHz &&
+        to.emcHz <= from.emcHz;
+}
+
+int SweepPlan::orderInDecreasingChains(QVector<PowerMode> &modes)
+{
+    // In high-to-low order, a mode below the chain's last one in every dimension can only come
+    // after it (or be equal to it), so one pass over what is left builds a chain: the first
+    // mode it can reach is the highest it can reach. O(modes x chains).
+    QVector<PowerMode> left = modes;
+    orderHighToLow(left);
+    QVector<PowerMode> ordered;
+    ordered.reserve(left.size());
+    int chains = 0;
+    while (!left.isEmpty()) {
+        ++chains;
+        QVector<PowerMode> rest;
+        PowerMode last = left.front();
+        ordered.append(last);
+        for (int i = 1; i < left.size(); ++i) {
+            if (lowersOrKeeps(last, left[i])) {
+                last = left[i];
+                ordered.append(last);
+            } else {
+                rest.append(left[i]);
+            }
+        }
+        left = std::move(rest);
+    }
+    modes = std::move(ordered);
+    return chains;
 }
 
 }  // namespace ptwb

@@ -38,8 +38,22 @@ struct SweepPlan
     // Orders modes from high to low clocks (memory, then GPU, CPU, cores): most changes then
     // only lower clocks, and a raise happens once per block of the outer clocks. The PowerTrain
     // study saw devices that accept a higher frequency only after a reboot; this order keeps
-    // such raises rare. (A device that reports it cannot raise at all is for a later version.)
+    // such raises rare. The order of every stored plan.
     static void orderHighToLow(QVector<PowerMode> &modes);
+    // The comparison of orderHighToLow: true when `a` comes before `b`.
+    static bool higherFirst(const PowerMode &a, const PowerMode &b);
+
+    // True when going from `from` to `to` lowers or keeps every dimension (cores, CPU, GPU,
+    // memory): a device that accepts decreasing changes only can make it without a reboot.
+    static bool lowersOrKeeps(const PowerMode &from, const PowerMode &to);
+
+    // For a device that accepts decreasing changes only (agent `hello`: "mode_changes":
+    // "decreasing"): orders modes in chains in which every step lowers or keeps every
+    // dimension, chains one after the other, so a reboot is needed only between two chains.
+    // Greedy: a chain starts at the highest remaining mode (higherFirst) and repeatedly takes
+    // the highest remaining mode that lowersOrKeeps from the last one. Returns the number of
+    // chains (0 for no modes): the reboots the sweep needs, counting one to reach the first.
+    static int orderInDecreasingChains(QVector<PowerMode> &modes);
 };
 
 }  // namespace ptwb

@@ -21,6 +21,7 @@ import math
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,7 +48,7 @@ THERMAL_DIR = "sys/class/thermal"
 MODE_FIELDS = ("cores", "cpu_khz", "gpu_hz", "emc_hz")
 STREAMING_OPS = ("sample_power", "profile")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
-           "sample_power", "profile", "stop")
+           "sample_power", "profile", "stop", "reboot")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
 REVERT_FILE = "revert.json"        # the armed revert (see RevertStore)
@@ -55,6 +56,12 @@ REVERTED_FILE = "reverted.json"    # the last revert that fired (for not_armed m
 CONFIRMED_PREFIX = "confirmed-"    # confirmed-<token>.json: a confirmation for the arming agent
 REVERT_POLL_S = 0.25               # wall seconds between the arming agent's looks at the file
 MARKER_MAX_AGE_S = 3600.0          # leftover markers and temp files older than this are swept
+
+# The device's own configuration for the workbench (relative to --root, so it survives reboots
+# and the simulator can serve it): {"mode_changes": "any" | "decreasing"}.
+DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"
+MODE_CHANGES = ("any", "decreasing")  # "decreasing": clocks and cores may only go down without a reboot
+REBOOT_TIMEOUT_S = 60.0               # wall seconds the reboot command may take to return
 
 INPUT_RAILS = {
     "orin-agx": ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"),
@@ -105,6 +112,32 @@ class KernelFiles(object):
         for p in _glob.glob(self._abs(pattern)):
             out.append(os.path.relpath(p, base) if not p.startswith(base) else p[len(base):])
         return sorted(out)
+
+    def reboot(self, command):
+        """Reboots the machine by running `command` (argv; None: `systemctl reboot`, or `reboot`
+        without systemd). Needs root, like every write. The simulator overrides this. Returns a
+        function to call once the reply is written, or None (the shutdown ends this process)."""
+        if command is None:
+            if os.path.realpath(self.root) != os.path.realpath("/"):
+                raise OpError("reboot_failed", "not rebooting: the agent runs against --root %s, "
+                              "not this machine; give --reboot-command to say how to reboot it"
+                              % self.root)
+            systemctl = shutil.which("systemctl")
+            command = [systemctl, "reboot"] if systemctl else [shutil.which("reboot") or "reboot"]
+        shown = " ".join(command)
+        try:
+            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=REBOOT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise OpError("reboot_failed", "`%s` did not return within %d s" % (shown, REBOOT_TIMEOUT_S))
+        except OSError as e:
+            raise OpError("reboot_failed", "`%s` could not start: %s" % (shown, e.strerror or e))
+        if done.returncode != 0:
+            lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+            raise OpError("reboot_failed", "`%s` exited with status %d%s (rebooting needs root: "
+                          "run the agent with sudo)" % (shown, done.returncode,
+                                                         (": " + lines[-1].strip()) if lines else ""))
+        return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -568,6 +601,24 @@ class Device(object):
     def get_mode(self):
         return self.read_mode(self.tables())[0]
 
+    def mode_changes(self):
+        """Which mode changes the device accepts without a reboot, from DEVICE_CONFIG: "any" (the
+        default, also when the file is missing or not understood) or "decreasing"."""
+        text = self._read(DEVICE_CONFIG)
+        if text is None:
+            return "any"
+        try:
+            conf = json.loads(text)
+        except ValueError as e:
+            log("%s: not JSON (%s); reporting mode_changes \"any\"" % (DEVICE_CONFIG, e))
+            return "any"
+        value = conf.get("mode_changes", "any") if isinstance(conf, dict) else None
+        if value not in MODE_CHANGES:
+            log("%s: mode_changes must be \"any\" or \"decreasing\", got %s; reporting \"any\""
+                % (DEVICE_CONFIG, json.dumps(value)))
+            return "any"
+        return value
+
     # --- apply
     def _write(self, path, value, field):
         """`field` (cores, cpu_khz, gpu_hz, emc_hz) leads the message: the person reading it
@@ -915,8 +966,11 @@ class Clock(object):
 
 
 class Agent(object):
-    def __init__(self, files, out, time_scale=1.0, workload_runner=None, state_dir=None):
+    def __init__(self, files, out, time_scale=1.0, workload_runner=None, state_dir=None,
+                 reboot_command=None):
         self.dev = Device(files)
+        self.reboot_command = reboot_command
+        self._after_reply = None  # set by `reboot`: run on the worker once its reply is written
         self.store = RevertStore(state_dir or default_state_dir())
         self.out = out
         self.clock = Clock(time_scale)
@@ -1045,6 +1099,9 @@ class Agent(object):
                 except Exception as e:  # e.g. a result that is not JSON
                     log("internal error replying to %s: %s" % (op, traceback.format_exc()))
                     self.reply_err(rid, "internal", "%s: %s" % (type(e).__name__, e))
+            after, self._after_reply = self._after_reply, None
+            if after is not None:
+                after()
 
     def _release_streaming(self, stop_ev):
         with self.state_lock:
@@ -1086,10 +1143,28 @@ class Agent(object):
             "rails": rails,
             "thermal": thermal,
             "mode": d.read_mode(tables)[0],
+            "mode_changes": d.mode_changes(),
         }
 
     def op_get_mode(self, rid, req):
         return {"mode": self.dev.get_mode()}
+
+    def op_reboot(self, rid, req):
+        """Reboots the device (to raise clocks on one that accepts decreasing changes only). The
+        reply comes before the device goes down, when it can; the connection then drops."""
+        boot = self.boot_id()
+        if "boot_id" in req:
+            want = req["boot_id"]
+            if not isinstance(want, str) or not want.strip():
+                raise OpError("bad_field", "boot_id: expected a non-empty string (the boot id "
+                              "hello reported), got %s" % _type_name(want))
+            if want.strip() != boot:
+                raise OpError("boot_changed", "boot_id: the device booted since (boot id %s, "
+                              "the request names %s); not rebooting it again" % (boot, want.strip()))
+        log("reboot requested (boot id %s)" % boot)
+        with self.dev.lock:  # not in the middle of a mode change or a revert
+            self._after_reply = self.dev.f.reboot(self.reboot_command)
+        return {"rebooting": True, "boot_id": boot}
 
     def op_apply_mode(self, rid, req):
         tables = self.dev.tables()
@@ -1767,6 +1842,9 @@ def _parse_args(argv):
     p.add_argument("--state-dir", default=None,
                    help="where an armed revert is recorded (default: $XDG_RUNTIME_DIR/"
                         "powertrain-workbench, else ~/.cache/powertrain-workbench/agent-state)")
+    p.add_argument("--reboot-command", default=None,
+                   help="JSON argv the reboot op runs (default: systemctl reboot, else reboot; "
+                        "required with --root other than /)")
     p.add_argument("--run-builtin", default=None, help=argparse.SUPPRESS)
     p.add_argument("--batch-size", type=int, default=16, help=argparse.SUPPRESS)
     p.add_argument("--minibatches", type=int, default=40, help=argparse.SUPPRESS)
@@ -1792,6 +1870,16 @@ def main(argv=None, stdin=None, stdout=None, files=None):
         if not isinstance(runner, list) or not runner or not all(isinstance(a, str) for a in runner):
             log("--workload-runner must be a JSON array of strings")
             return 2
+    reboot_command = None
+    if args.reboot_command:
+        try:
+            reboot_command = json.loads(args.reboot_command)
+        except ValueError:
+            reboot_command = None
+        if not isinstance(reboot_command, list) or not reboot_command \
+                or not all(isinstance(a, str) and a for a in reboot_command):
+            log("--reboot-command must be a JSON array of non-empty strings")
+            return 2
     if files is None:
         files = KernelFiles(args.root)
     if stdin is None:
@@ -1799,7 +1887,8 @@ def main(argv=None, stdin=None, stdout=None, files=None):
     if stdout is None:
         stdout = sys.stdout
 
-    agent = Agent(files, stdout, args.time_scale, runner, state_dir=args.state_dir)
+    agent = Agent(files, stdout, args.time_scale, runner, state_dir=args.state_dir,
+                  reboot_command=reboot_command)
     try:
         agent.recover_at_startup()
     except Exception:

@@ -95,6 +95,8 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     info.kind = result.value(QLatin1String("device")).toString();  // null when unknown
     info.l4t = result.value(QLatin1String("l4t")).toString();
     info.simulated = result.value(QLatin1String("simulated")).toBool();
+    if (result.value(QLatin1String("mode_changes")).isString())
+        info.modeChanges = result.value(QLatin1String("mode_changes")).toString();
 
     const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
     auto cores = integers<int>(tables, QStringLiteral("cores"), QStringLiteral("tables.cores"));

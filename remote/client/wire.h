@@ -47,6 +47,11 @@ struct DeviceInfo
     PowerMode mode;  // current
     double hottestC = 0;  // the hottest thermal zone, 0 when none reads
     QString hottestZone;
+    // Which mode changes the device accepts without a reboot: "any", or "decreasing" (clocks
+    // and cores may only go down). "any" from an agent that does not say.
+    QString modeChanges = QStringLiteral("any");
+
+    bool decreasingOnly() const { return modeChanges == QLatin1String("decreasing"); }
 
     static Expected<DeviceInfo> fromJson(const QJsonObject &result);
     // "Jetson AGX Orin (simulated) · L4T R35.4.1 · 12c/2.20C/1.30G/3.20M"

@@ -9,7 +9,7 @@ stderr. Everything it reports is labeled simulated: the device-tree model ends i
 and hello says "simulated": true. See docs/simulator.md. Standard library only, Python 3.8+.
 
 Exit status: the agent's (0 after stdin closes); 2 for bad arguments; 75 when a drop-after fault
-drops the connection; 76 when a reboot-after fault reboots the device.
+drops the connection; 76 when the device reboots (a reboot-after fault or the agent's `reboot`).
 """
 
 import argparse
@@ -39,7 +39,8 @@ def parse_args(argv):
                     help="time compression: device seconds per wall second (default 50)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
     ap.add_argument("--fault", action="append", default=[], metavar="SPEC",
-                    help="reject:FIELD=VALUE, drop-after:N, reboot-after:N, throttle:F (repeatable)")
+                    help="reject:FIELD=VALUE, drop-after:N, reboot-after:N, throttle:F, "
+                         "decreasing-only (repeatable)")
     args = ap.parse_args(argv)
     if not (args.speed > 0 and args.speed < 1e6):
         ap.error("--speed must be a positive number")
@@ -101,7 +102,15 @@ def main(argv=None):
     simkernel.log("%s %s in %s (speed %g)" % ("created" if kernel.created else "reusing",
                                                args.device, kernel.root, args.speed))
     kernel.start()
-    files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel)
+    def rebooted():
+        # The reply to `reboot` is written: drop the connection, as a real reboot would.
+        simkernel.log("connection dropped by the reboot")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_REBOOTED)
+
+    files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel,
+                                                                on_reboot=rebooted)
     runner = [sys.executable, os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
     rfd, wfd = os.pipe()

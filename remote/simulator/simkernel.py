@@ -97,6 +97,8 @@ POWER_NOISE = 0.006       # relative, per reading
 TRAIN_NOISE = 0.012       # relative, extra per reading while a workload runs
 CPU_BASE = "sys/devices/system/cpu"
 EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
+DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"  # the agent's DEVICE_CONFIG
+DECREASING_ONLY = "decreasing-only"
 
 
 def log(msg):
@@ -112,7 +114,10 @@ class FaultError(ValueError):
 
 
 def parse_fault(spec):
-    """'reject:gpu_hz=1300500000' | 'drop-after:3' | 'reboot-after:2' | 'throttle:0.8' -> tuple."""
+    """'reject:gpu_hz=1300500000' | 'drop-after:3' | 'reboot-after:2' | 'throttle:0.8' |
+    'decreasing-only' -> tuple."""
+    if isinstance(spec, str) and spec.strip() == DECREASING_ONLY:
+        return (DECREASING_ONLY,)
     if not isinstance(spec, str) or ":" not in spec:
         raise FaultError("bad fault %r: expected KIND:ARG" % (spec,))
     kind, arg = spec.split(":", 1)
@@ -144,7 +149,8 @@ def parse_fault(spec):
         if not (0.0 < f <= 1.0):
             raise FaultError("bad fault %r: factor must be in (0, 1]" % spec)
         return ("throttle", f)
-    raise FaultError("unknown fault %r: expected reject:, drop-after:, reboot-after: or throttle:" % spec)
+    raise FaultError("unknown fault %r: expected reject:, drop-after:, reboot-after:, throttle: "
+                     "or decreasing-only" % spec)
 
 
 class Faults(object):
@@ -195,6 +201,11 @@ class Faults(object):
     def throttle(self):
         fs = [f[1] for f in self.all() if f[0] == "throttle"]
         return min(fs) if fs else None
+
+    def decreasing_only(self):
+        """The device accepts only changes that lower (or keep) clocks and cores; raising needs
+        a reboot."""
+        return any(f[0] == DECREASING_ONLY for f in self.all())
 
     def connection_fault(self, count):
         """('reboot-after'|'drop-after', from_file) when request number `count` triggers one."""
@@ -639,6 +650,9 @@ class SimKernel(object):
                 v = self._int(value, path)
                 if self.faults.rejected("emc_hz", v):
                     raise OSError(errno.EINVAL, "Invalid argument (simulated fault)", path)
+                if self.faults.decreasing_only() and \
+                        snap_down(v, self.table["emc_hz"]) > int(_read(self.root, rel)):
+                    self._refuse_raise(path, "emc_hz")
                 _w(self.root, rel, str(snap_down(v, self.table["emc_hz"])))
             else:
                 raise OSError(errno.EACCES, "Permission denied", path)
@@ -655,10 +669,16 @@ class SimKernel(object):
             raise OSError(errno.EINVAL, "Invalid argument", path)
         return v
 
+    def _refuse_raise(self, path, field):
+        raise OSError(errno.EPERM, "Operation not permitted (simulated decreasing-only device: "
+                      "raising %s needs a reboot)" % field, path)
+
     def _write_online(self, rel, path, value):
         if value not in ("0", "1"):
             raise OSError(errno.EINVAL, "Invalid argument", path)
         old = _read(self.root, rel)
+        if value == "1" and old != "1" and self.faults.decreasing_only():
+            self._refuse_raise(path, "cores")
         if value != old:
             mode = read_mode(self.root, self.device)
             after = mode.cores + (1 if value == "1" else -1)
@@ -677,6 +697,8 @@ class SimKernel(object):
             raise OSError(errno.EINVAL, "Invalid argument (min above max)", path)
         if rel.endswith("/" + max_name) and v < lo:
             raise OSError(errno.EINVAL, "Invalid argument (max below min)", path)
+        if field and rel.endswith("/" + max_name) and v > hi and self.faults.decreasing_only():
+            self._refuse_raise(path, field)
         _w(self.root, rel, str(v))
         if field:
             update_cur_freqs(self.root, self.device, self.table, self._throttle)
@@ -702,12 +724,17 @@ def make_kernel_files(base_cls):
     """A KernelFiles subclass (of the agent's class) whose writes and live reads go to a SimKernel."""
 
     class SimKernelFiles(base_cls):
-        def __init__(self, root, kernel):
+        def __init__(self, root, kernel, on_reboot=None):
+            """on_reboot: called once the agent has replied to `reboot` (the simulator exits:
+            a reboot drops the connection)."""
             base_cls.__init__(self, root)
             self.kernel = kernel
+            self.on_reboot = on_reboot
 
         def read(self, path):
             rel = path.lstrip("/")
+            if rel == DEVICE_CONFIG and self.kernel.faults.decreasing_only():
+                return json.dumps({"mode_changes": "decreasing"})
             v = self.kernel.hwmon_value(rel)
             if v is None:
                 v = self.kernel.thermal_value(rel)
@@ -717,6 +744,13 @@ def make_kernel_files(base_cls):
 
         def write(self, path, text):
             self.kernel.kernel_write(path, text)
+
+        def reboot(self, command):
+            """The agent's `reboot` op: the device reboots at once (new boot id, default mode);
+            the command a real device would run is not used."""
+            self.kernel.reboot()
+            log("simulated reboot requested by the agent (new boot id)")
+            return self.on_reboot
 
     return SimKernelFiles
 

@@ -2,8 +2,10 @@
 
 #include "deviceclient.h"
 #include "store/store.h"
+#include "sweep/sweepplan.h"
 
 #include <QJsonDocument>
+#include <QPointer>
 #include <QTimer>
 
 namespace ptwb {
@@ -23,6 +25,13 @@ struct SweepRunner::Worker
     QElapsedTimer profileClock;
     double profileSeconds = 0;
     double livePowerW = 0;
+    // A device that accepts decreasing mode changes only (docs/sweeps.md).
+    bool decreasingOnly = false;
+    PowerMode deviceMode;  // the device's mode as last seen (hello, apply, profile)
+    bool rebooting = false;  // a planned reboot: the boot id change to come is expected
+    bool rebootDropped = false;  // its connection is down (said once)
+    QElapsedTimer rebootClock;
+    int rebootsForCurrent = 0;  // planned reboots for the mode in `current`
 };
 
 SweepRunner::SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices,
@@ -152,21 +161,72 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
                    .arg(info.kind, m_record.plan.deviceKind));
         return;
     }
-    if (!worker.bootId.isEmpty() && worker.bootId != info.bootId) {
+    if (worker.rebooting) {
+        if (info.bootId == worker.bootId) {
+            // Not down yet (a real device takes a few seconds to stop), or it did not reboot.
+            if (worker.rebootClock.elapsed() < m_options.rebootWaitMs) {
+                worker.client->disconnectFromDevice();
+                return;
+            }
+            worker.rebooting = false;
+            worker.reconnects = 0;
+            failItem(worker, QStringLiteral("raising clocks needs a reboot, and %1 did not reboot "
+                                            "within %2 s")
+                                 .arg(worker.device.target)
+                                 .arg(m_options.rebootWaitMs / 1000));
+            return;
+        }
+        // The planned reboot: not an interruption, the mode it was for is measured now.
+        worker.rebooting = false;
+        Q_EMIT message(QStringLiteral("%1 is back from the planned reboot (boot id %2 -> %3)")
+                           .arg(worker.device.target, worker.bootId.left(8), info.bootId.left(8)));
+    } else if (!worker.bootId.isEmpty() && worker.bootId != info.bootId) {
         Q_EMIT message(QStringLiteral("%1 rebooted (boot id %2 -> %3); the interrupted mode will "
                                       "be measured again")
                            .arg(worker.device.target, worker.bootId.left(8), info.bootId.left(8)));
     }
+    if (info.decreasingOnly() && !worker.decreasingOnly) {
+        Q_EMIT message(QStringLiteral("%1 accepts decreasing mode changes only: modes are taken in "
+                                      "chains of falling clocks, with a reboot before each raise")
+                           .arg(worker.device.target));
+    }
+    worker.decreasingOnly = info.decreasingOnly();
+    worker.deviceMode = info.mode;
     worker.bootId = info.bootId;
     worker.reconnects = 0;
+    if (worker.current >= 0) {
+        checkTemperature(worker);  // the mode a planned reboot was for
+        return;
+    }
     next(worker);
 }
 
 void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
 {
     worker.streaming = nullptr;
+    if (worker.rebooting && !m_cancelled && !m_finished && !worker.retired) {
+        // Expected: the mode it reboots for stays this worker's, and the wait is not counted
+        // as lost connections.
+        if (worker.rebootClock.elapsed() > m_options.rebootWaitMs) {
+            worker.rebooting = false;
+            retire(worker,
+                   QStringLiteral("not back %1 s after the reboot (%2)")
+                       .arg(m_options.rebootWaitMs / 1000)
+                       .arg(reason));
+            return;
+        }
+        if (!worker.rebootDropped) {
+            worker.rebootDropped = true;
+            Q_EMIT message(QStringLiteral("%1: rebooting (%2); reconnecting when it is back")
+                               .arg(worker.device.target, reason));
+        }
+        reconnectLater(worker);
+        return;
+    }
+    worker.rebooting = false;
     requeueCurrent(worker);
     if (m_cancelled || m_finished || worker.retired) {
+        worker.retired = true;
         maybeFinish();
         return;
     }
@@ -185,10 +245,22 @@ void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
                        .arg(worker.device.target, reason)
                        .arg(worker.reconnects)
                        .arg(m_options.maxReconnects));
+    reconnectLater(worker);
+}
+
+void SweepRunner::reconnectLater(Worker &worker)
+{
     Worker *w = &worker;
     QTimer::singleShot(m_options.reconnectDelayMs, this, [this, w] {
-        if (!m_cancelled && !m_finished)
+        if (!m_cancelled && !m_finished) {
             connectWorker(*w);
+            return;
+        }
+        // Cancelled while it waited: it is done, or the sweep would never finish.
+        w->rebooting = false;
+        requeueCurrent(*w);
+        w->retired = true;
+        maybeFinish();
     });
 }
 
@@ -206,12 +278,39 @@ void SweepRunner::next(Worker &worker)
         return;
     }
     worker.waiting = false;
-    worker.current = m_queue.front();
-    m_queue.pop_front();
+    worker.current = takeNext(worker);
+    worker.rebootsForCurrent = 0;
     if (m_predicted)
         m_predictedQueued -= m_predicted(m_record.items[worker.current].mode);
     worker.itemClock.start();
     checkTemperature(worker);
+}
+
+int SweepRunner::takeNext(Worker &worker)
+{
+    auto chosen = m_queue.begin();
+    if (worker.decreasingOnly) {
+        // Chain order from the device's mode: the highest pending mode it reaches by lowering
+        // or keeping every clock; when there is none, the highest of all (a reboot first).
+        // The same greedy rule as SweepPlan::orderInDecreasingChains, but from where the device
+        // is, and over what is pending now (a fleet shares the queue).
+        const auto modeAt = [this](std::deque<int>::iterator it) -> const PowerMode & {
+            return m_record.items[*it].mode;
+        };
+        auto reachable = m_queue.end();
+        for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
+            if (SweepPlan::higherFirst(modeAt(it), modeAt(chosen)))
+                chosen = it;
+            if (SweepPlan::lowersOrKeeps(worker.deviceMode, modeAt(it)) &&
+                (reachable == m_queue.end() || SweepPlan::higherFirst(modeAt(it), modeAt(reachable))))
+                reachable = it;
+        }
+        if (reachable != m_queue.end())
+            chosen = reachable;
+    }
+    const int index = *chosen;
+    m_queue.erase(chosen);
+    return index;
 }
 
 void SweepRunner::checkTemperature(Worker &worker)
@@ -231,6 +330,10 @@ void SweepRunner::checkTemperature(Worker &worker)
             requeueCurrent(*w);
             onReady(*w, *info);
             return;
+        }
+        if (info) {
+            w->deviceMode = info->mode;
+            w->decreasingOnly = info->decreasingOnly();
         }
         const double hottest = info ? info->hottestC : 0;
         const double limit = w->cooling ? m_options.resumeBelowC : m_options.pauseAboveC;
@@ -260,9 +363,14 @@ void SweepRunner::applyCurrent(Worker &worker)
 {
     Worker *w = &worker;
     const PowerMode mode = m_record.items[worker.current].mode;
+    if (worker.decreasingOnly && !SweepPlan::lowersOrKeeps(worker.deviceMode, mode)) {
+        rebootToRaise(worker);
+        return;
+    }
     DeviceCall *apply = worker.client->applyMode(mode);
-    connect(apply, &DeviceCall::finished, this, [this, w](const DeviceReply &reply) {
+    connect(apply, &DeviceCall::finished, this, [this, w, mode](const DeviceReply &reply) {
         if (reply.ok) {
+            w->deviceMode = mode;  // read back and checked by the agent
             profileCurrent(*w);
             return;
         }
@@ -271,6 +379,54 @@ void SweepRunner::applyCurrent(Worker &worker)
         // The device refused or mis-applied it: record why, and go on with the next mode.
         failItem(*w, reply.error.text());
     });
+}
+
+void SweepRunner::rebootToRaise(Worker &worker)
+{
+    const PowerMode &mode = m_record.items[worker.current].mode;
+    if (worker.rebootsForCurrent > 0) {
+        // After a reboot the device is in its default mode: this one is above it.
+        failItem(worker, QStringLiteral("%1 is above %2, the mode %3 boots in, and the device "
+                                        "accepts decreasing changes only")
+                             .arg(mode.toCanonical(), worker.deviceMode.toCanonical(),
+                                  worker.device.target));
+        return;
+    }
+    ++worker.rebootsForCurrent;
+    ++m_plannedReboots;
+    Q_EMIT message(QStringLiteral("rebooting %1 to raise clocks (device accepts decreasing changes "
+                                  "only): %2 -> %3")
+                       .arg(worker.device.target, worker.deviceMode.toCanonical(),
+                            mode.toCanonical()));
+    worker.rebooting = true;
+    worker.rebootDropped = false;
+    worker.rebootClock.start();
+    Worker *w = &worker;
+    // boot_id: a request repeated after the device already rebooted does not reboot it again.
+    DeviceCall *reboot = worker.client->call(QStringLiteral("reboot"),
+                                             {{QStringLiteral("boot_id"), worker.bootId}}, 90000);
+    connect(reboot, &DeviceCall::finished, this,
+            [this, w, client = QPointer<DeviceClient>(worker.client)](const DeviceReply &reply) {
+                if (reply.ok) {
+                    // The device drops the connection as it goes down; if it never does, drop
+                    // it: the reconnect then sees whether the boot id changed.
+                    QTimer::singleShot(m_options.rebootWaitMs, this, [w, client] {
+                        if (w->rebooting && client && client == w->client)
+                            client->disconnectFromDevice();
+                    });
+                    return;
+                }
+                if (reply.error.code == QLatin1String("disconnected"))
+                    return;  // it went down before the reply: expected
+                if (reply.error.code == QLatin1String("timeout") ||
+                    reply.error.code == QLatin1String("boot_changed")) {
+                    w->client->disconnectFromDevice();  // the reconnect sees the boot id
+                    return;
+                }
+                w->rebooting = false;
+                failItem(*w, QStringLiteral("raising clocks needs a reboot, which failed: %1")
+                                 .arg(reply.error.text()));
+            });
 }
 
 void SweepRunner::profileCurrent(Worker &worker)
@@ -368,6 +524,7 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     m.powerSpreadW = result.powerW.q3 - result.powerW.q1;
     m.minibatches = result.minibatches;
     m.bootId = result.bootId.isEmpty() ? worker.bootId : result.bootId;
+    worker.deviceMode = result.mode;
     m.source = QStringLiteral("sweep");
     if (Status stored = m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
         !stored) {
@@ -518,13 +675,17 @@ void SweepRunner::maybeFinish()
     const int pending = int(m_queue.size());
     const bool complete = pending == 0;
     m_sweeps.setState(m_sweepId, complete ? QStringLiteral("done") : QStringLiteral("interrupted"));
+    const QString reboots = m_plannedReboots
+        ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
+        : QString();
     Q_EMIT finished(complete,
-                    QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
+                    QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5%6")
                         .arg(m_sweepId)
                         .arg(m_done)
                         .arg(m_failed)
                         .arg(pending)
-                        .arg(complete ? QString() : QStringLiteral(" (run again with --resume)")));
+                        .arg(reboots,
+                             complete ? QString() : QStringLiteral(" (run again with --resume)")));
 }
 
 }  // namespace ptwb

@@ -46,7 +46,10 @@ struct SweepProgress
 // connection or a killed agent is reconnected; a device whose boot id changed has rebooted, and
 // the mode it was measuring is measured again; a refused or mis-applied mode is recorded as
 // failed with the reason, and the sweep goes on; a device hotter than the limit is paused until
-// it cools. Event-driven on the thread that owns it: nothing blocks.
+// it cools. A device that accepts decreasing mode changes only (hello: "mode_changes":
+// "decreasing") takes the pending modes in chains of falling clocks (SweepPlan::lowersOrKeeps)
+// from its current mode, and is asked to reboot before a raise; that planned boot id change is
+// not an interruption. Event-driven on the thread that owns it: nothing blocks.
 class SweepRunner : public QObject
 {
     Q_OBJECT
@@ -61,6 +64,7 @@ public:
         int coolingPollMs = 5000;
         int profileTimeoutMs = 120000;  // of silence: events restart the clock
         int maxAttempts = 3;  // profiles of one mode whose run failed or was unusable
+        int rebootWaitMs = 300000;  // a planned reboot: how long the device may take to be back
     };
 
     SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
@@ -89,6 +93,8 @@ public:
     // Measured cost of the workbench per mode: everything but the profile itself (apply,
     // verify, bookkeeping, storage), mean over the modes done so far, in seconds.
     double overheadPerModeSeconds() const;
+    // Reboots asked of decreasing-only devices to raise clocks, in this run.
+    int plannedReboots() const { return m_plannedReboots; }
 
 Q_SIGNALS:
     void progress(const ptwb::SweepProgress &progress);
@@ -109,7 +115,10 @@ private:
     void onDisconnected(Worker &worker, const QString &reason);
     void next(Worker &worker);
     void checkTemperature(Worker &worker);
+    int takeNext(Worker &worker);
     void applyCurrent(Worker &worker);
+    void rebootToRaise(Worker &worker);
+    void reconnectLater(Worker &worker);
     void profileCurrent(Worker &worker);
     void finishItem(Worker &worker, const ProfileResult &result);
     void failItem(Worker &worker, const QString &reason);
@@ -144,6 +153,7 @@ private:
     int m_finishedBefore = 0;  // done or failed in earlier runs (a resumed sweep)
     double m_overheadSeconds = 0;
     int m_overheadSamples = 0;
+    int m_plannedReboots = 0;
     bool m_cancelled = false;
     bool m_finished = false;
 };
