@@ -50,6 +50,7 @@ RecommendationCard::RecommendationCard(QWidget *parent)
     , m_mode(new QLabel(this))
     , m_numbers(new QLabel(this))
     , m_gains(new QLabel(this))
+    , m_presets(new QLabel(this))
     , m_applyStatus(new QLabel(this))
     , m_apply(new QPushButton(tr("&Apply to device…"), this))
     , m_cancelApply(new QPushButton(tr("Cancel"), this))
@@ -72,6 +73,8 @@ RecommendationCard::RecommendationCard(QWidget *parent)
     m_numbers->setTextFormat(Qt::RichText);
     m_gains->setTextFormat(Qt::RichText);
     m_gains->setWordWrap(true);
+    m_presets->setTextFormat(Qt::RichText);
+    m_presets->setObjectName(QStringLiteral("presetTable"));
     m_applyStatus->setWordWrap(true);
     m_applyStatus->setObjectName(QStringLiteral("applyStatus"));
 
@@ -98,6 +101,8 @@ RecommendationCard::RecommendationCard(QWidget *parent)
     layout->addWidget(m_mode);
     layout->addWidget(m_numbers);
     layout->addWidget(m_gains);
+    layout->addSpacing(8);
+    layout->addWidget(m_presets);
     layout->addStretch();
     layout->addLayout(buttons);
     layout->addWidget(m_applyStatus);
@@ -130,6 +135,7 @@ void RecommendationCard::showMessage(const QString &title, const QString &text)
     m_mode->clear();
     m_numbers->setText(text);
     m_gains->clear();
+    m_presets->clear();
     setApplyAvailable(m_applyAvailable, m_apply->toolTip());
 }
 
@@ -152,6 +158,42 @@ void RecommendationCard::showRecommendation(const TradeoffSpace &space, const Re
         gains.append(comparisonLine(*r.vsPreset,
                                     tr("vs the best stock preset, %1").arg(r.vsPreset->against)));
     m_gains->setText(gains.join(QStringLiteral("<br>")));
+    showPresets(space, &budget, unit);
+}
+
+void RecommendationCard::showPresets(const TradeoffSpace &space, const Budget *budget,
+                                     const TimeUnit &unit)
+{
+    if (space.presets().isEmpty()) {
+        m_presets->clear();
+        return;
+    }
+    QString table = QStringLiteral("<b>%1</b><table><tr><th align=left>%2&nbsp;&nbsp;</th>"
+                                   "<th align=right>%3&nbsp;&nbsp;</th><th align=right>%4&nbsp;"
+                                   "&nbsp;</th><th align=right>%5</th></tr>")
+                        .arg(tr("Stock presets on this workload"), tr("preset"), tr("time"),
+                             tr("power"), tr("energy"));
+    for (const auto &[name, index] : space.presets()) {
+        const double ms = space.timeMs(index);
+        const double w = space.powerW(index);
+        const bool fits = !budget ||
+            (budget->kind == Budget::Kind::Power ? w <= budget->value : ms <= budget->value);
+        const double perEpoch = unit.perEpoch() ? unit.minibatchesPerEpoch : 1;
+        // Qt's rich text colours cells, not rows.
+        const QString colour = fits ? palette().color(QPalette::Text).name()
+                                    : palette().color(QPalette::Disabled, QPalette::Text).name();
+        const auto cell = [&colour](const QString &text) {
+            return QStringLiteral("<font color='%1'>%2</font>").arg(colour, text);
+        };
+        table += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
+                                "<td align=right>%3&nbsp;&nbsp;</td><td align=right>%4</td></tr>")
+                     .arg(cell(name), cell(unit.format(ms)), cell(watts(w)),
+                          cell(joules(perEpoch * ms * w / 1000)));
+    }
+    table += QStringLiteral("</table><span style='color:%1'>%2</span>")
+                 .arg(palette().color(QPalette::Disabled, QPalette::Text).name(),
+                      budget ? tr("Greyed: over the budget.") : QString());
+    m_presets->setText(table);
 }
 
 void RecommendationCard::showMode(const TradeoffSpace &space, int index, const TimeUnit &unit)
@@ -164,6 +206,7 @@ void RecommendationCard::showMode(const TradeoffSpace &space, int index, const T
     if (maxn && maxn->index != index)
         gains.append(comparisonLine(*maxn, tr("vs MAXN")));
     m_gains->setText(gains.join(QStringLiteral("<br>")));
+    showPresets(space, nullptr, unit);
 }
 
 void RecommendationCard::showIndex(const TradeoffSpace &space, int index, const TimeUnit &unit)

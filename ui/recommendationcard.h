@@ -65,11 +65,14 @@ Q_SIGNALS:
 private:
     void showIndex(const TradeoffSpace &space, int index, const TimeUnit &unit);
     QString comparisonLine(const Comparison &c, const QString &label) const;
+    // The stock presets for reference: their time, power and energy, and whether they fit.
+    void showPresets(const TradeoffSpace &space, const Budget *budget, const TimeUnit &unit);
 
     QLabel *m_title;
     QLabel *m_mode;
     QLabel *m_numbers;
     QLabel *m_gains;
+    QLabel *m_presets;
     QLabel *m_applyStatus;
     QPushButton *m_apply;
     QPushButton *m_cancelApply;

@@ -170,10 +170,11 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
             }
             worker.rebooting = false;
             worker.reconnects = 0;
-            failItem(worker, QStringLiteral("raising clocks needs a reboot, and %1 did not reboot "
-                                            "within %2 s")
-                                 .arg(worker.device.target)
-                                 .arg(m_options.rebootWaitMs / 1000));
+            failItem(worker,
+                     QStringLiteral("raising clocks needs a reboot, and %1 did not reboot "
+                                    "within %2 s")
+                         .arg(worker.device.target)
+                         .arg(m_options.rebootWaitMs / 1000));
             return;
         }
         // The planned reboot: not an interruption, the mode it was for is measured now.
@@ -302,7 +303,8 @@ int SweepRunner::takeNext(Worker &worker)
             if (SweepPlan::higherFirst(modeAt(it), modeAt(chosen)))
                 chosen = it;
             if (SweepPlan::lowersOrKeeps(worker.deviceMode, modeAt(it)) &&
-                (reachable == m_queue.end() || SweepPlan::higherFirst(modeAt(it), modeAt(reachable))))
+                (reachable == m_queue.end() ||
+                 SweepPlan::higherFirst(modeAt(it), modeAt(reachable))))
                 reachable = it;
         }
         if (reachable != m_queue.end())
@@ -386,18 +388,19 @@ void SweepRunner::rebootToRaise(Worker &worker)
     const PowerMode &mode = m_record.items[worker.current].mode;
     if (worker.rebootsForCurrent > 0) {
         // After a reboot the device is in its default mode: this one is above it.
-        failItem(worker, QStringLiteral("%1 is above %2, the mode %3 boots in, and the device "
-                                        "accepts decreasing changes only")
-                             .arg(mode.toCanonical(), worker.deviceMode.toCanonical(),
-                                  worker.device.target));
+        failItem(
+            worker,
+            QStringLiteral("%1 is above %2, the mode %3 boots in, and the device "
+                           "accepts decreasing changes only")
+                .arg(mode.toCanonical(), worker.deviceMode.toCanonical(), worker.device.target));
         return;
     }
     ++worker.rebootsForCurrent;
     ++m_plannedReboots;
-    Q_EMIT message(QStringLiteral("rebooting %1 to raise clocks (device accepts decreasing changes "
-                                  "only): %2 -> %3")
-                       .arg(worker.device.target, worker.deviceMode.toCanonical(),
-                            mode.toCanonical()));
+    Q_EMIT message(
+        QStringLiteral("rebooting %1 to raise clocks (device accepts decreasing changes "
+                       "only): %2 -> %3")
+            .arg(worker.device.target, worker.deviceMode.toCanonical(), mode.toCanonical()));
     worker.rebooting = true;
     worker.rebootDropped = false;
     worker.rebootClock.start();
@@ -424,8 +427,9 @@ void SweepRunner::rebootToRaise(Worker &worker)
                     return;
                 }
                 w->rebooting = false;
-                failItem(*w, QStringLiteral("raising clocks needs a reboot, which failed: %1")
-                                 .arg(reply.error.text()));
+                failItem(*w,
+                         QStringLiteral("raising clocks needs a reboot, which failed: %1")
+                             .arg(reply.error.text()));
             });
 }
 
@@ -678,14 +682,14 @@ void SweepRunner::maybeFinish()
     const QString reboots = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();
-    Q_EMIT finished(complete,
-                    QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5%6")
-                        .arg(m_sweepId)
-                        .arg(m_done)
-                        .arg(m_failed)
-                        .arg(pending)
-                        .arg(reboots,
-                             complete ? QString() : QStringLiteral(" (run again with --resume)")));
+    Q_EMIT finished(
+        complete,
+        QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5%6")
+            .arg(m_sweepId)
+            .arg(m_done)
+            .arg(m_failed)
+            .arg(pending)
+            .arg(reboots, complete ? QString() : QStringLiteral(" (run again with --resume)")));
 }
 
 }  // namespace ptwb

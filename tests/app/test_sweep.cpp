@@ -214,6 +214,36 @@ private Q_SLOTS:
         QCOMPARE(*connection->queryInt(QStringLiteral("SELECT count(*) FROM measurements")), 12);
     }
 
+    // A device that accepts decreasing clock changes only: the runner takes the modes in
+    // chains of falling clocks and reboots the device before each raise; those planned boot id
+    // changes neither fail a mode nor measure one twice.
+    void decreasingOnlyDeviceIsRebootedToRaiseClocks()
+    {
+        const QString db = fresh(QStringLiteral("decreasing.sqlite"));
+        const CliResult r = runCli(
+            sweepArguments(db, 12,
+                           {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                            QStringLiteral("--sim-fault"), QStringLiteral("decreasing-only")}),
+            180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("accepts decreasing mode changes only")),
+                 qPrintable(r.err));
+        const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(summary.value(QLatin1String("done")).toInt(), 12);
+        QCOMPARE(summary.value(QLatin1String("failed")).toInt(), 0);
+        const int reboots = summary.value(QLatin1String("planned_reboots")).toInt();
+        QVERIFY2(reboots >= 1, qPrintable(r.out));
+        QCOMPARE(r.err.count(QLatin1String("rebooting sim:orin-agx to raise clocks (device "
+                                           "accepts decreasing changes only)")),
+                 reboots);
+        QCOMPARE(r.err.count(QLatin1String("is back from the planned reboot")), reboots);
+        // Planned reboots are not interruptions: nothing was measured again or refused.
+        QVERIFY2(!r.err.contains(QLatin1String("measured again")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QLatin1String(" failed: ")), qPrintable(r.err));
+        verifyExactlyOnce(db, 12);
+        QCOMPARE(countsIn(db).bootIds, qint64(reboots) + 1);
+    }
+
     void adaptiveSweepGrowsByActiveLearning()
     {
         const QString db = fresh(QStringLiteral("als.sqlite"));
