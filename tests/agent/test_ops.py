@@ -275,7 +275,7 @@ class MalformedTest(AgentTestCase):
         self.check("{\"id\": 1.5, \"op\": \"hello\"}\n", "bad_field", field="id")
         self.check("{\"id\": 7}\n", "bad_request", rid=7, field="op")
         self.check("{\"id\": 7, \"op\": 3}\n", "bad_request", rid=7, field="op")
-        self.check("{\"id\": \"x\", \"op\": \"reboot\"}\n", "unknown_op", rid="x")
+        self.check("{\"id\": \"x\", \"op\": \"format_disk\"}\n", "unknown_op", rid="x")
         self.check(b"{\"id\": 1, \"pad\": \"" + b"a" * (1024 * 1024) + b"\"}\n", "bad_request")
         # still alive and untouched
         r, _ = self.ok("get_mode")
