@@ -70,6 +70,16 @@ void ModeApplier::onFirstReady(const DeviceInfo &info)
         finish(false, tr("Cancelled before anything changed"));
         return;
     }
+    // Such a device refuses a raise, and could not take back a lower mode either (the revert
+    // would be a raise): nothing is tried.
+    if (info.decreasingOnly()) {
+        finish(false,
+               tr("%1 accepts decreasing mode changes only, so a changed mode could not "
+                  "be reverted; set it with ptwb sweep's reboot step or by hand "
+                  "(docs/sweeps.md)")
+                   .arg(m_target));
+        return;
+    }
     setPhase(Phase::Applying,
              tr("Arming the device-side revert and applying %1…").arg(m_mode.toShort()));
     DeviceCall *arm =

@@ -30,8 +30,9 @@ inline PowerMode orinMode(int cores, int cpuIndex, int gpuIndex, int emcIndex)
 class SimulatedDevice
 {
 public:
-    explicit SimulatedDevice(QString stateDirectory)
+    explicit SimulatedDevice(QString stateDirectory, QStringList faults = {})
         : m_state(std::move(stateDirectory))
+        , m_faults(std::move(faults))
     {
     }
 
@@ -72,6 +73,7 @@ private:
         SimulatorOptions options;
         options.stateDirectory = m_state;
         options.speed = 1;
+        options.faults = m_faults;
         Expected<LocalProcessTransport *> t = SimulatorLauncher::transport(options);
         if (!t)
             return Expected<Transport *>::failure(t.error());
@@ -79,6 +81,7 @@ private:
     }
 
     QString m_state;
+    QStringList m_faults;
     int m_connections = 0;
     int m_failAfter = -1;
 };

@@ -84,6 +84,22 @@ private Q_SLOTS:
         QCOMPARE(deviceMode(), before);
     }
 
+    void decreasingOnlyDeviceIsLeftAlone()
+    {
+        m_device = std::make_unique<test::SimulatedDevice>(
+            m_root.path() + QStringLiteral("/decreasing"),
+            QStringList {QStringLiteral("decreasing-only")});
+        const QString before = deviceMode();
+        ModeApplier applier(connector(), quick(1));
+        QSignalSpy finished(&applier, &ModeApplier::finished);
+        applier.start(orinMode(6, 15, 4, 2));  // lower in every clock: yet not revertible
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!finished.at(0).at(0).toBool());
+        QVERIFY2(finished.at(0).at(1).toString().contains(QStringLiteral("decreasing")),
+                 qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(deviceMode(), before);
+    }
+
     void refusedConnectionReportsWhy()
     {
         m_device->failAfter(0);
