@@ -105,7 +105,7 @@ int main(int argc, char *argv[])
     const QString targetText = parser.isSet(targetOption)
         ? parser.value(targetOption)
         : QSettings()
-              .value(QStringLiteral("device/target"), QStringLiteral("sim:orin-agx"))
+              .value(QStringLiteral("device/target"), ptwb::ui::DeviceList::currentTarget())
               .toString();
     if (targetText != QLatin1String("offline")) {
         if (const auto parsed = ptwb::DeviceTarget::parse(targetText); !parsed) {
@@ -136,8 +136,16 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
-    if (parser.isSet(targetOption))
-        QSettings().setValue(QStringLiteral("device/target"), targetText);
+    // The next start uses the same device (the Devices view also remembers the one chosen
+    // there); "offline" is remembered apart, as it is no device.
+    if (parser.isSet(targetOption)) {
+        if (targetText == QLatin1String("offline")) {
+            QSettings().setValue(QStringLiteral("device/target"), targetText);
+        } else {
+            QSettings().remove(QStringLiteral("device/target"));
+            ptwb::ui::DeviceList::setCurrentTarget(targetText);
+        }
+    }
 
     ptwb::ui::ScreenshotDirector director(&window, parser.isSet(viewOption) ? view : QString(),
                                           parser.value(screenshotOption));

@@ -248,6 +248,7 @@ Status MainWindow::connectDevice(const DeviceEntry &entry)
     const Status connected = m_connection->connectTo(entry);
     if (!connected)
         return connected;
+    QSettings().remove(QStringLiteral("device/target"));  // not offline any more
     setDeviceClient(m_connection->client());
     m_devices->setClient(m_connection->client());
     m_sweep->setTarget(m_connection->sweepTarget());

@@ -24,6 +24,7 @@ namespace ptwb::ui {
 namespace {
 
 constexpr int kDeadlineMs = 240000;
+constexpr int kNoFirstRunMs = 8000;  // when no first run has begun by then, none will
 constexpr int kSettleMs = 600;  // let the last paint and animations finish
 constexpr int kSweepRowsShown = 6;
 constexpr int kLossPointsShown = 60;  // of a reference model training live
@@ -46,6 +47,11 @@ void ScreenshotDirector::start()
         std::fprintf(stderr, "screenshot: not ready after %d s; saving what is there\n",
                      kDeadlineMs / 1000);
         save(false);
+    });
+    // A store without models (and no first run to make them): show what there is.
+    QTimer::singleShot(kNoFirstRunMs, this, [this] {
+        if (!m_window->firstRun()->isRunning())
+            onFirstRunDone();
     });
     connect(m_window->firstRun(), &FirstRunGuide::finished, this,
             &ScreenshotDirector::onFirstRunDone);
