@@ -234,12 +234,6 @@ void MainWindow::wireViews()
             showError(connected.error());
     });
     connect(m_connection, &DeviceConnection::deviceKindChanged, this, &MainWindow::setDeviceKind);
-    connect(m_deviceTables, &DeviceTablesView::currentDeviceChanged, this,
-            [this](const QString &kind) {
-                m_explore->setDeviceKind(kind);
-                m_models->setDeviceKind(kind);
-                m_compare->setDeviceKind(kind);
-            });
 }
 
 Status MainWindow::connectDevice(const DeviceEntry &entry)
@@ -261,7 +255,8 @@ Status MainWindow::connectDevice(const DeviceEntry &entry)
 
 void MainWindow::setDeviceKind(const QString &kind)
 {
-    m_deviceTables->setCurrentDevice(kind);  // the views follow through currentDeviceChanged
+    m_deviceKind = kind;
+    m_deviceTables->setCurrentDevice(kind);
     m_explore->setDeviceKind(kind);
     m_models->setDeviceKind(kind);
     m_compare->setDeviceKind(kind);
@@ -305,7 +300,8 @@ void MainWindow::restoreSettings()
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
-    m_deviceTables->setCurrentDevice(
+    // The kind the views show until a device says its own (offline work keeps it).
+    setDeviceKind(
         settings.value(QStringLiteral("device/kind"), QStringLiteral("orin-agx")).toString());
     if (settings.value(QStringLiteral("window/presentation"), false).toBool())
         setPresentationMode(true);
@@ -318,7 +314,7 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
     settings.setValue(QStringLiteral("window/presentation"), m_presenting);
-    settings.setValue(QStringLiteral("device/kind"), m_deviceTables->currentDevice());
+    settings.setValue(QStringLiteral("device/kind"), m_deviceKind);
     if (!m_session->path().isEmpty())
         settings.setValue(QStringLiteral("store/path"), m_session->path());
 }

@@ -110,6 +110,7 @@ private:
     QAction *m_reconnectAction = nullptr;
     QAction *m_presentAction = nullptr;
     QFont m_normalFont;
+    QString m_deviceKind;  // of the device the views show
     bool m_presenting = false;
     bool m_firstRunEnabled = false;
     int m_storeEmpty = -1;  // unknown until the store's summaries arrive
