@@ -44,6 +44,7 @@ public:
     ApplyTarget applyTarget() const;
 
 Q_SIGNALS:
+    // Before the old client is deleted; the kind is already the new device's when known.
     void clientChanged(ptwb::DeviceClient *client);
     void deviceKindChanged(const QString &kind);
 

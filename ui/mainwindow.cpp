@@ -93,10 +93,9 @@ MainWindow::~MainWindow()
         QApplication::setFont(m_normalFont);
 }
 
-QWidget *MainWindow::addView(QWidget *view, const QString &title, View which)
+void MainWindow::addView(QWidget *view, const QString &title, View which)
 {
     m_tabs->insertTab(int(which), view, title);
-    return view;
 }
 
 void MainWindow::showView(View view)
@@ -233,6 +232,13 @@ void MainWindow::wireViews()
         if (const Status connected = connectDevice(entry); !connected)
             showError(connected.error());
     });
+    // The views take the new client before the old one is deleted.
+    connect(m_connection, &DeviceConnection::clientChanged, this, [this](DeviceClient *client) {
+        setDeviceClient(client);
+        m_devices->setClient(client);
+        m_sweep->setTarget(m_connection->sweepTarget());
+        m_explore->setApplyTarget(m_connection->applyTarget());
+    });
     connect(m_connection, &DeviceConnection::deviceKindChanged, this, &MainWindow::setDeviceKind);
 }
 
@@ -243,12 +249,6 @@ Status MainWindow::connectDevice(const DeviceEntry &entry)
     if (!connected)
         return connected;
     QSettings().remove(QStringLiteral("device/target"));  // not offline any more
-    setDeviceClient(m_connection->client());
-    m_devices->setClient(m_connection->client());
-    m_sweep->setTarget(m_connection->sweepTarget());
-    m_explore->setApplyTarget(m_connection->applyTarget());
-    if (!m_connection->deviceKind().isEmpty())
-        setDeviceKind(m_connection->deviceKind());
     maybeStartFirstRun();
     return {};
 }

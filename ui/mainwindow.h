@@ -73,7 +73,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    QWidget *addView(QWidget *view, const QString &title, View which);
+    void addView(QWidget *view, const QString &title, View which);
     void createMenus();
     void wireViews();
     void restoreSettings();

@@ -34,10 +34,11 @@ Expected<TradeoffSpace> TradeoffSpace::build(const DeviceSpec &spec, const Train
 {
     if (!model)
         return place(spec, measured, {}, std::nullopt, 0);
-    const Expected<ModePredictions> predicted = model->predict(ModeSpace(spec));
+    const ModeSpace space(spec);
+    const Expected<ModePredictions> predicted = model->predict(space);
     if (!predicted)
         return Expected<TradeoffSpace>::failure(predicted.error(), predicted.errorKind());
-    return place(spec, measured, ModeSpace(spec), *predicted, model->record().id);
+    return place(spec, measured, space, *predicted, model->record().id);
 }
 
 Expected<TradeoffSpace> TradeoffSpace::build(const DeviceSpec &spec, const TrainingData &measured,

@@ -71,20 +71,27 @@ Status StarterData::prepareWithModels(const QString &dbPath, const QString &devi
         WorkloadData::load(**store, QString::fromLatin1(kNewWorkload), device);
     if (!reference || !target)
         return Status::failure(!reference ? reference.error() : target.error());
+    QElapsedTimer clock;
+    clock.start();
     Expected<PowerModel> model = PowerModel::train(
         device, deviceKind, QString::fromLatin1(kReferenceWorkload), reference->data,
         QStringLiteral("reference"), QStringLiteral("default"), 1);
     if (!model)
         return Status::failure(model.error(), model.errorKind());
-    model->setMetrics(ModelFit::of(*model, reference->data).trainingMetrics(0));
+    // The in-sample metrics and the training time, as `ptwb train` and `transfer` keep them.
+    model->setMetrics(
+        ModelFit::of(*model, reference->data).trainingMetrics(clock.nsecsElapsed() / 1e9));
     const Expected<qint64> id = (*store)->saveModel(model->toRecord());
     if (!id)
         return Status::failure(id.error());
     model->setId(*id);
+    clock.restart();
     Expected<PowerModel> transferred = model->transfer(
         device, deviceKind, QString::fromLatin1(kNewWorkload), target->data, 1, false);
     if (!transferred)
         return Status::failure(transferred.error(), transferred.errorKind());
+    transferred->setMetrics(
+        ModelFit::of(*transferred, target->data).trainingMetrics(clock.nsecsElapsed() / 1e9));
     const Expected<qint64> saved = (*store)->saveModel(transferred->toRecord());
     return saved ? Status() : Status::failure(saved.error());
 }
