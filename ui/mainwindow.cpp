@@ -22,6 +22,7 @@
 #include <QCloseEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QIcon>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -65,6 +66,7 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     , m_normalFont(QApplication::font())
 {
     setWindowTitle(tr("PowerTrain Workbench"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/powertrain-workbench.svg")));
     m_tabs->setDocumentMode(true);
     addView(m_explore, tr("&Explore"), View::Explore);
     addView(m_sweep, tr("&Sweep"), View::Sweep);

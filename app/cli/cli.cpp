@@ -9,6 +9,9 @@
 #include "optimizecommands.h"
 #include "storecommands.h"
 
+#include "predict/regressor.h"
+#include "simulatorlauncher.h"
+
 #include <memory>
 #include <vector>
 
@@ -53,6 +56,18 @@ QString overview(const std::vector<std::unique_ptr<Command>> &commands)
     return text;
 }
 
+// The version, then where this copy finds its parts: what a bug report about an installation
+// needs, and what the packaging test checks (an unpacked .deb must not use a build tree).
+QString versionText()
+{
+    const std::string engine = predict::engineModulePath();
+    const Expected<QString> scripts = SimulatorLauncher::scriptDirectory();
+    return QStringLiteral("ptwb %1\nprediction engine: %2\ndevice scripts: %3\n")
+        .arg(QStringLiteral(PTWB_VERSION),
+             engine.empty() ? QStringLiteral("not found") : QString::fromStdString(engine),
+             scripts ? *scripts : QStringLiteral("not found"));
+}
+
 }  // namespace
 
 int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
@@ -66,7 +81,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         return kExitOk;
     }
     if (first == QLatin1String("--version") || first == QLatin1String("-v")) {
-        out << QStringLiteral("ptwb %1").arg(QStringLiteral(PTWB_VERSION)) << Qt::endl;
+        out << versionText();
         return kExitOk;
     }
     if (first.isEmpty()) {

@@ -3,11 +3,12 @@
 #include "predict/regressor.h"
 
 #include "predict/engineapi.h"
+#include "util/installlayout.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-#include <climits>
+#include <cstdlib>
 #include <mutex>
 
 #ifndef PTWB_ENGINE_FILE_NAME
@@ -18,27 +19,18 @@ namespace ptwb::predict {
 
 namespace {
 
-std::string executableDirectory()
-{
-    char path[PATH_MAX];
-    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length <= 0)
-        return {};
-    std::string text(path, size_t(length));
-    return text.substr(0, text.rfind('/'));
-}
-
-// Where the module may be: $PTWB_ENGINE, beside an installed executable, or the build tree.
+// Where the module may be: $PTWB_ENGINE, the installation's private library directory, or,
+// only when running from the build tree, the module built beside it.
 std::vector<std::string> candidates()
 {
     std::vector<std::string> out;
     if (const char *overridden = std::getenv("PTWB_ENGINE"); overridden && *overridden)
         out.emplace_back(overridden);
-    const std::string bin = executableDirectory();
-    if (!bin.empty())
-        out.push_back(bin + "/../lib/powertrain-workbench/" PTWB_ENGINE_FILE_NAME);
+    if (!install::executableDirectory().empty())
+        out.push_back(install::privateLibraryDirectory() + "/" PTWB_ENGINE_FILE_NAME);
 #ifdef PTWB_ENGINE_BUILD_PATH
-    out.emplace_back(PTWB_ENGINE_BUILD_PATH);
+    if (install::runningFromBuildTree())
+        out.emplace_back(PTWB_ENGINE_BUILD_PATH);
 #endif
     return out;
 }
@@ -81,6 +73,18 @@ void check(const EngineStatus &status)
 }
 
 }  // namespace
+
+std::string engineModulePath()
+{
+    for (const std::string &path : candidates()) {
+        struct stat info
+        {
+        };
+        if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode))
+            return path;
+    }
+    return {};
+}
 
 RegressorConfig RegressorConfig::baseline()
 {

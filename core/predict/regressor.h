@@ -128,4 +128,8 @@ private:
     std::unique_ptr<Impl> d;
 };
 
+// The engine module the first prediction would load (the first place that holds one), or an
+// empty string when none does. Does not load it.
+std::string engineModulePath();
+
 }  // namespace ptwb::predict

@@ -1,8 +1,8 @@
 #include "simulatorlauncher.h"
 
 #include "localprocesstransport.h"
+#include "util/installlayout.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -21,9 +21,9 @@ Expected<QString> SimulatorLauncher::scriptDirectory()
     const QString fromEnvironment = qEnvironmentVariable("PTWB_REMOTE_DIR");
     if (!fromEnvironment.isEmpty())
         candidates.append(fromEnvironment);
-    candidates.append(QCoreApplication::applicationDirPath() +
-                      QStringLiteral("/../share/powertrain-workbench/remote"));
-    candidates.append(QStringLiteral(PTWB_SOURCE_REMOTE_DIR));
+    candidates.append(QString::fromStdString(install::dataDirectory()) + QStringLiteral("/remote"));
+    if (install::runningFromBuildTree())
+        candidates.append(QStringLiteral(PTWB_SOURCE_REMOTE_DIR));
     for (const QString &directory : candidates) {
         if (QFileInfo::exists(directory + QLatin1Char('/') + QLatin1String(kScript)))
             return QDir::cleanPath(directory);

@@ -25,7 +25,7 @@ class SimulatorLauncher
 {
 public:
     // Where the agent and simulator scripts are: $PTWB_REMOTE_DIR, the installed share
-    // directory, or the source tree this binary was built from.
+    // directory, or (only when running from the build tree) the source tree it was built from.
     static Expected<QString> scriptDirectory();
     static QString defaultStateDirectory(const QString &deviceKind);
     // A transport that starts the simulator; the caller owns it.
