@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 
 namespace ptwb::install {
 
@@ -24,14 +25,24 @@ bool runningFromBuildTree()
         (bin.size() == buildTree.size() || bin[buildTree.size()] == '/');
 }
 
+namespace {
+
+// bin/../lib/x -> lib/x, so the paths people see (ptwb --version, errors) read plainly.
+std::string besideExecutable(const char *relative)
+{
+    return (std::filesystem::path(executableDirectory()) / relative).lexically_normal().string();
+}
+
+}  // namespace
+
 std::string privateLibraryDirectory()
 {
-    return executableDirectory() + "/" PTWB_BIN_TO_PRIVATE_LIB;
+    return besideExecutable(PTWB_BIN_TO_PRIVATE_LIB);
 }
 
 std::string dataDirectory()
 {
-    return executableDirectory() + "/" PTWB_BIN_TO_DATA;
+    return besideExecutable(PTWB_BIN_TO_DATA);
 }
 
 }  // namespace ptwb::install

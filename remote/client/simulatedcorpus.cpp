@@ -12,13 +12,12 @@ Expected<QStringList> SimulatedCorpus::arguments(const QString &deviceKind, cons
     const Expected<QString> scripts = SimulatorLauncher::scriptDirectory();
     if (!scripts)
         return Expected<QStringList>::failure(scripts.error());
-    QStringList out {*scripts + QStringLiteral("/simulator/corpus.py"),
-                     QStringLiteral("--device"),
-                     deviceKind,
-                     QStringLiteral("--workload"),
-                     workload,
-                     QStringLiteral("--out"),
-                     outCsv};
+    // -B: the generator imports the installed simulator's modules; no byte-code caches there.
+    QStringList out {
+        QStringLiteral("-B"),         *scripts + QStringLiteral("/simulator/corpus.py"),
+        QStringLiteral("--device"),   deviceKind,
+        QStringLiteral("--workload"), workload,
+        QStringLiteral("--out"),      outCsv};
     if (sample > 0)
         out << QStringLiteral("--sample") << QString::number(sample);
     return out;

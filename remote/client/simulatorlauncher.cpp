@@ -63,6 +63,8 @@ Expected<LocalProcessTransport *> SimulatorLauncher::transport(const SimulatorOp
     for (const QString &fault : options.faults)
         arguments << QStringLiteral("--fault") << fault;
     // -u: unbuffered, so every reply line leaves at once even if the agent forgets to flush.
+    // -B: an installed simulator lives in /usr/share; it must not write byte-code caches there.
+    arguments.prepend(QStringLiteral("-B"));
     arguments.prepend(QStringLiteral("-u"));
     return new LocalProcessTransport(QStringLiteral("python3"), arguments,
                                      QStringLiteral("simulated %1").arg(options.deviceKind));

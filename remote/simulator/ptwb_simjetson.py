@@ -111,7 +111,8 @@ def main(argv=None):
 
     files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel,
                                                                 on_reboot=rebooted)
-    runner = [sys.executable, os.path.join(HERE, "sim_workload.py"), "--state", state,
+    # -B: an installed simulator lives in /usr/share; it must not write byte-code caches there.
+    runner = [sys.executable, "-B", os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
     rfd, wfd = os.pipe()
     src = getattr(sys.stdin, "buffer", sys.stdin)

@@ -36,7 +36,8 @@ def clean_environment(home):
     """An environment with nothing that points back at the build: no PTWB_* overrides, a fresh
     HOME, and a PATH of system directories only."""
     environment = {key: value for key, value in os.environ.items()
-                   if not key.startswith("PTWB_") and key not in ("LD_LIBRARY_PATH",)}
+                   if not key.startswith("PTWB_")
+                   and key not in ("LD_LIBRARY_PATH", "PYTHONDONTWRITEBYTECODE")}
     environment.update(HOME=home, PATH="/usr/bin:/bin", XDG_RUNTIME_DIR=home,
                        XDG_DATA_HOME="", XDG_CONFIG_HOME="", QT_QPA_PLATFORM="offscreen")
     return environment
@@ -96,6 +97,10 @@ def owning_package(path):
     return None
 
 
+def python_caches():
+    return glob.glob(os.path.join(ROOT, "**/__pycache__"), recursive=True)
+
+
 class Package(unittest.TestCase):
     def test_files_are_in_the_standard_places(self):
         expected = [
@@ -122,9 +127,7 @@ class Package(unittest.TestCase):
         self.assertEqual(len(engines), 1, "the prediction engine module")
         for program in ("usr/bin/ptwb", "usr/bin/powertrain-workbench"):
             self.assertTrue(os.access(os.path.join(ROOT, program), os.X_OK), program)
-        caches = [p for p in glob.glob(os.path.join(ROOT, "usr/share/**/__pycache__"),
-                                       recursive=True)]
-        self.assertEqual(caches, [], "Python byte-code caches do not belong in the package")
+        self.assertEqual(python_caches(), [], "byte-code caches do not belong in the package")
 
     def test_depends_are_exactly_what_the_programs_link(self):
         depends = depends_packages()
@@ -219,6 +222,8 @@ class Package(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(demo, "front.csv")), result.stdout[-2000:])
         with open(os.path.join(demo, "front.csv")) as handle:
             self.assertGreater(len(handle.read().splitlines()), 2, "an empty Pareto front")
+        self.assertEqual(python_caches(), [],
+                         "running the simulator wrote byte-code caches into the installation")
 
     def test_window_renders_from_the_unpacked_installation(self):
         home = tempfile.mkdtemp(dir=WORK)
