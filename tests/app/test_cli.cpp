@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -34,7 +35,17 @@ private Q_SLOTS:
     {
         const CliResult version = runCli({QStringLiteral("--version")});
         QCOMPARE(version.exitCode, 0);
-        QCOMPARE(version.out.trimmed(), QStringLiteral("ptwb " PTWB_VERSION));
+        const QStringList lines = version.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.value(0), QStringLiteral("ptwb " PTWB_VERSION));
+        // Run from the build tree, ptwb uses the engine built beside it and the checkout's
+        // scripts (an installed copy never does: tests/packaging/test_package.py).
+        QVERIFY2(lines.value(1).startsWith(QStringLiteral("prediction engine: /")) &&
+                     lines.value(1).endsWith(QStringLiteral("/libptwb_predict_engine.so")),
+                 qPrintable(version.out));
+        QVERIFY2(lines.value(2).startsWith(QStringLiteral("device scripts: /")) &&
+                     QFileInfo::exists(lines.value(2).section(QStringLiteral(": "), 1) +
+                                       QStringLiteral("/agent/ptwb_agent.py")),
+                 qPrintable(version.out));
         const CliResult help = runCli({QStringLiteral("--help")});
         QCOMPARE(help.exitCode, 0);
         for (const QString &command : commands())
