@@ -75,6 +75,9 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
     Output output(out, err);
     const auto commands = allCommands();
     const QString first = arguments.value(1);
+    // `ptwb help sweep` is `ptwb sweep --help`, as people type it after reading the overview.
+    if (first == QLatin1String("help") && arguments.size() > 2)
+        return run({arguments.value(0), arguments.value(2), QStringLiteral("--help")}, out, err);
     if (first == QLatin1String("--help") || first == QLatin1String("-h") ||
         first == QLatin1String("help")) {
         out << overview(commands);

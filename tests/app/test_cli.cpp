@@ -21,7 +21,8 @@ QStringList commands()
     return {QStringLiteral("import"),    QStringLiteral("export"),  QStringLiteral("workloads"),
             QStringLiteral("modes"),     QStringLiteral("bench"),   QStringLiteral("train"),
             QStringLiteral("transfer"),  QStringLiteral("predict"), QStringLiteral("models"),
-            QStringLiteral("recommend"), QStringLiteral("pareto"),  QStringLiteral("evaluate")};
+            QStringLiteral("recommend"), QStringLiteral("pareto"),  QStringLiteral("evaluate"),
+            QStringLiteral("sweep"),     QStringLiteral("apply"),   QStringLiteral("demo")};
 }
 
 }  // namespace
@@ -50,6 +51,17 @@ private Q_SLOTS:
         QCOMPARE(help.exitCode, 0);
         for (const QString &command : commands())
             QVERIFY2(help.out.contains(QStringLiteral("  ") + command), qPrintable(help.out));
+        const CliResult helpSweep = runCli({QStringLiteral("help"), QStringLiteral("sweep")});
+        QCOMPARE(helpSweep.exitCode, 0);
+        QVERIFY2(helpSweep.out.startsWith(QStringLiteral("Usage: ptwb sweep [options]")),
+                 qPrintable(helpSweep.out));
+        for (const QString &command : commands()) {
+            const CliResult commandHelp = runCli({command, QStringLiteral("--help")});
+            QCOMPARE(commandHelp.exitCode, 0);
+            QVERIFY2(commandHelp.out.contains(QStringLiteral("Usage: ptwb ") + command) &&
+                         commandHelp.out.contains(QStringLiteral("--json")),
+                     qPrintable(command + QStringLiteral(": ") + commandHelp.out));
+        }
         const CliResult none = runCli({});
         QCOMPARE(none.exitCode, 2);
         QVERIFY(none.err.contains(QStringLiteral("Usage: ptwb COMMAND")));
