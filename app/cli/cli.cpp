@@ -49,7 +49,8 @@ QString overview(const std::vector<std::unique_ptr<Command>> &commands)
         "Commands:\n");
     for (const auto &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command->name(), -10).arg(command->summary());
-    text += QStringLiteral("\nEvery command accepts --help and --json (one JSON object per line).\n"
+    text += QStringLiteral("\nEvery command accepts --help (or: ptwb help COMMAND) and --json (one "
+                           "JSON object\nper line).\n"
                            "Exit status: 0 success, 1 the work failed, 2 bad usage or bad input.\n"
                            "Options:\n  -h, --help     Show this help.\n"
                            "  -v, --version  Show the version.\n");
