@@ -77,9 +77,7 @@ void check(const EngineStatus &status)
 std::string engineModulePath()
 {
     for (const std::string &path : candidates()) {
-        struct stat info
-        {
-        };
+        struct stat info;
         if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode))
             return path;
     }

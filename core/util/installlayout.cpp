@@ -19,7 +19,10 @@ std::string executableDirectory()
 
 bool runningFromBuildTree()
 {
-    const std::string buildTree = PTWB_BUILD_TREE;
+    // /proc/self/exe has its symbolic links resolved; the build tree's path may have some.
+    std::error_code ignored;
+    const std::string buildTree =
+        std::filesystem::weakly_canonical(PTWB_BUILD_TREE, ignored).string();
     const std::string bin = executableDirectory();
     return !bin.empty() && bin.compare(0, buildTree.size(), buildTree) == 0 &&
         (bin.size() == buildTree.size() || bin[buildTree.size()] == '/');
