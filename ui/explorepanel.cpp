@@ -433,17 +433,18 @@ void ExplorePanel::askToApply(int index)
     m_confirm->setDefaultButton(QMessageBox::Yes);
     m_confirm->setAttribute(Qt::WA_DeleteOnClose);
     // open(), not exec(): the window keeps rendering and nothing nests an event loop.
-    connect(m_confirm, &QMessageBox::finished, this, [this, index](int result) {
+    // The mode, not the index: the view may reload (a model saved, a sweep done) while the box
+    // is open, and the same index would then name another mode.
+    connect(m_confirm, &QMessageBox::finished, this, [this, mode](int result) {
         m_confirm = nullptr;
         if (result == QMessageBox::Yes)
-            startApply(index);
+            startApply(mode);
     });
     m_confirm->open();
 }
 
-void ExplorePanel::startApply(int index)
+void ExplorePanel::startApply(const PowerMode &mode)
 {
-    const PowerMode mode = m_space->mode(index);
     m_applier = std::make_unique<ModeApplier>(m_target.connect, m_target.options);
     connect(m_applier.get(), &ModeApplier::phaseChanged, this,
             [this](ModeApplier::Phase phase, const QString &text) {

@@ -78,7 +78,7 @@ private:
     void updateTimeUnit();
     void updateApplyAvailability();
     void askToApply(int index);
-    void startApply(int index);
+    void startApply(const PowerMode &mode);
     QString tooltipFor(int index) const;
     void setLoading(int delta);
     void track(QFuture<void> task);

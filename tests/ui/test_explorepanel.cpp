@@ -161,6 +161,40 @@ private Q_SLOTS:
         QCOMPARE(deviceMode(), chosen.toCanonical());
     }
 
+    // The view may reload while the confirmation box is open (the first run's model arrives,
+    // a sweep ends): Yes applies the mode the box named, not whatever mode now has its index.
+    void applyAppliesTheModeTheBoxNamedAfterAReload()
+    {
+        TrainingData measured;
+        for (int i = 0; i < m_space->size(); ++i) {
+            if (m_space->isObserved(i)) {
+                measured.modes.append(m_space->mode(i));
+                measured.timeMs.append(m_space->observedTimeMs(i));
+                measured.powerW.append(m_space->observedPowerW(i));
+            }
+        }
+        const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
+        const auto measuredOnly = std::make_shared<const TradeoffSpace>(
+            TradeoffSpace::build(spec, measured, nullptr).value());
+        ExplorePanel panel;
+        panel.setSpace(measuredOnly);
+        prepareApply(panel, 1);
+        panel.budgets()->powerSlider()->setValue(300);
+        const int index = panel.card()->index();
+        const PowerMode named = measuredOnly->mode(index);
+        panel.card()->applyButton()->click();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = panel.findChild<QMessageBox *>(QStringLiteral("applyConfirmBox"))));
+        QVERIFY(box->text().contains(named.toShort()));
+        panel.setSpace(m_space);  // every mode now: the same index names another mode
+        QVERIFY(m_space->mode(index) != named);
+        QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
+        box->button(QMessageBox::Yes)->click();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(deviceMode(), named.toCanonical());
+    }
+
     void applyCancelledGoesBack()
     {
         ExplorePanel panel;
