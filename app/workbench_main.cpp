@@ -75,7 +75,8 @@ int main(int argc, char *argv[])
         QStringLiteral("FILE.png"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
-        QStringLiteral("View to show: %1.")
+        QStringLiteral("View to show: %1; with --screenshot also add-device (the Add device "
+                       "dialog) and apply (an apply's countdown).")
             .arg(ptwb::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(
@@ -95,11 +96,16 @@ int main(int argc, char *argv[])
         parser.addOption(option);
     parser.process(app);
 
-    const QStringList views = ptwb::ui::MainWindow::viewNames();
+    const QStringList views = parser.isSet(screenshotOption)
+        ? ptwb::ui::ScreenshotDirector::viewNames()
+        : ptwb::ui::MainWindow::viewNames();
     const QString view = parser.value(viewOption);
     if (parser.isSet(viewOption) && !views.contains(view)) {
-        std::fprintf(stderr, "--view: expected one of %s, not '%s'\n",
-                     qPrintable(views.join(QStringLiteral(", "))), qPrintable(view));
+        std::fprintf(stderr, "--view: expected one of %s, not '%s'%s\n",
+                     qPrintable(views.join(QStringLiteral(", "))), qPrintable(view),
+                     ptwb::ui::ScreenshotDirector::isScreenshotOnly(view)
+                         ? " (that one only with --screenshot)"
+                         : "");
         return 2;
     }
     const QString targetText = parser.isSet(targetOption)
@@ -122,7 +128,7 @@ int main(int argc, char *argv[])
     ptwb::ui::MainWindow window(&session);
     window.setFirstRunEnabled(!parser.isSet(noStarterOption));
     if (parser.isSet(viewOption))
-        window.showView(ptwb::ui::MainWindow::View(views.indexOf(view)));
+        window.showView(ptwb::ui::ScreenshotDirector::windowView(view));
     if (parser.isSet(screenshotOption))
         window.resize(1440, 900);
     reportWhenReady(window, clock);

@@ -261,6 +261,11 @@ void RecommendationCard::showApplyProgress(const QString &text, bool counting)
     m_keepNow->setVisible(counting);
 }
 
+QString RecommendationCard::applyStatusText() const
+{
+    return m_applyStatus->text();
+}
+
 void RecommendationCard::showApplyResult(bool kept, const QString &text)
 {
     m_applying = false;

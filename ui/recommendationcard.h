@@ -53,6 +53,8 @@ public:
     void setApplyAvailable(bool available, const QString &why);
     void showApplyProgress(const QString &text, bool counting);
     void showApplyResult(bool kept, const QString &text);
+    // The apply area's line: the phase, the countdown or the outcome.
+    QString applyStatusText() const;
     QPushButton *applyButton() const { return m_apply; }
     QPushButton *cancelApplyButton() const { return m_cancelApply; }
     QPushButton *keepNowButton() const { return m_keepNow; }

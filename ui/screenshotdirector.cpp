@@ -1,19 +1,25 @@
 #include "screenshotdirector.h"
 
+#include "adddevicedialog.h"
 #include "budgetcontrols.h"
 #include "comparepanel.h"
 #include "deviceconnection.h"
+#include "devicespanel.h"
 #include "explorepanel.h"
 #include "firstrunguide.h"
 #include "lossplot.h"
 #include "mainwindow.h"
 #include "modelspanel.h"
+#include "recommendationcard.h"
 #include "starterdata.h"
 #include "storesession.h"
 #include "sweeppanel.h"
 #include "sweepresultsmodel.h"
 
 #include <QApplication>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPushButton>
 #include <QTimer>
 #include <QtConcurrent>
 
@@ -28,8 +34,64 @@ constexpr int kNoFirstRunMs = 8000;  // when no first run has begun by then, non
 constexpr int kSettleMs = 600;  // let the last paint and animations finish
 constexpr int kSweepRowsShown = 6;
 constexpr int kLossPointsShown = 60;  // of a reference model training live
+constexpr int kApplyCancelMs = 20000;  // an apply cancelled on the way out puts the mode back
+
+const QLatin1String kAddDevice("add-device");
+const QLatin1String kApply("apply");
+
+// A dialog drawn over the window as a desktop would show it (the offscreen platform draws no
+// window frames): centred near the top third, with a title bar, a frame and a soft shadow.
+void drawDialog(QPixmap &shot, QWidget *dialog)
+{
+    const QPixmap body = dialog->grab();
+    const qreal ratio = shot.devicePixelRatio();
+    const QSize area = shot.size() / ratio;
+    const int titleHeight = 30;
+    const QSize size(body.width() / body.devicePixelRatio(),
+                     body.height() / body.devicePixelRatio() + titleHeight);
+    const QRect frame(QPoint((area.width() - size.width()) / 2, area.height() / 4), size);
+
+    QPainter painter(&shot);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(QRect(QPoint(0, 0), area), QColor(0, 0, 0, 40));  // window-modal dimming
+    for (int i = 12; i > 0; --i)
+        painter.fillRect(frame.adjusted(-i, -i + 4, i, i + 4), QColor(0, 0, 0, 5));
+    const QPalette palette = dialog->palette();
+    const QRect title(frame.topLeft(), QSize(frame.width(), titleHeight));
+    painter.fillRect(title, palette.color(QPalette::Window).darker(112));
+    QFont font = dialog->font();
+    font.setBold(true);
+    painter.setFont(font);
+    painter.setPen(palette.color(QPalette::WindowText));
+    painter.drawText(title, Qt::AlignCenter, dialog->windowTitle());
+    painter.drawPixmap(
+        QRect(frame.left(), frame.top() + titleHeight, size.width(), size.height() - titleHeight),
+        body);
+    painter.setPen(palette.color(QPalette::Dark));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(QRectF(frame).adjusted(-0.5, -0.5, 0.5, 0.5));
+}
 
 }  // namespace
+
+QStringList ScreenshotDirector::viewNames()
+{
+    return MainWindow::viewNames() << kAddDevice << kApply;
+}
+
+bool ScreenshotDirector::isScreenshotOnly(const QString &view)
+{
+    return view == kAddDevice || view == kApply;
+}
+
+MainWindow::View ScreenshotDirector::windowView(const QString &view)
+{
+    if (view == kAddDevice)
+        return MainWindow::View::Devices;
+    if (view == kApply)
+        return MainWindow::View::Explore;
+    return MainWindow::View(std::max(0, int(MainWindow::viewNames().indexOf(view))));
+}
 
 ScreenshotDirector::ScreenshotDirector(MainWindow *window, QString view, QString file,
                                        QObject *parent)
@@ -74,6 +136,10 @@ void ScreenshotDirector::onFirstRunDone()
         stageModels();
     else if (m_view == QLatin1String("compare"))
         stageCompare();
+    else if (m_view == kAddDevice)
+        stageAddDevice();
+    else if (m_view == kApply)
+        stageApply();
     else
         stageExplore();
 }
@@ -166,12 +232,87 @@ void ScreenshotDirector::stageCompare()
         [store, kind, target] { return StarterData::importCorpus(store, kind, target, 0); }));
 }
 
+void ScreenshotDirector::stageAddDevice()
+{
+    // The dialog of Devices > Add device…, filled in as the user guide's example.
+    DevicesPanel *devices = m_window->devices();
+    devices->addDevice();
+    auto *dialog = devices->findChild<AddDeviceDialog *>();
+    if (!dialog) {
+        save(false);
+        return;
+    }
+    DeviceFields fields;
+    fields.name = QStringLiteral("Lab Orin");
+    fields.host = QStringLiteral("orin.lab");
+    fields.port = QStringLiteral("22");
+    fields.user = QStringLiteral("nvidia");
+    fields.keyFile = QStringLiteral("~/.ssh/id_ed25519");
+    fields.sudo = true;
+    dialog->setFields(fields);
+    m_dialog = dialog;
+    // Let the live power sparkline gather a few seconds, as in the Devices picture.
+    QTimer::singleShot(4000, this, [this] { save(true); });
+}
+
+void ScreenshotDirector::stageApply()
+{
+    // Explore at 30 W, then Apply to device against the simulated Jetson with the window's own
+    // ModeApplier; the picture is taken during the countdown, and the apply is cancelled (the
+    // previous mode put back) before quitting.
+    ExplorePanel *explore = m_window->explore();
+    explore->budgets()->setPowerBudget(30);
+    RecommendationCard *card = explore->card();
+    // Only once Explore holds the transferred model's predictions and the card its 30 W
+    // answer, so the picture shows the model's recommendation rather than the measured modes'.
+    when(
+        [explore, card] {
+            return !explore->isLoading() && explore->space() &&
+                explore->space()->hasPredictions() && card->applyButton()->isEnabled() &&
+                card->titleText().contains(QLatin1String("30.0 W"));
+        },
+        [this, explore, card] {
+            card->applyButton()->click();
+            when(
+                [explore] {
+                    return explore->findChild<QMessageBox *>(QStringLiteral("applyConfirmBox"));
+                },
+                [this, explore, card] {
+                    explore->findChild<QMessageBox *>(QStringLiteral("applyConfirmBox"))
+                        ->button(QMessageBox::Yes)
+                        ->click();
+                    when(
+                        [card] {
+                            return card->applyStatusText().contains(
+                                QLatin1String("unless you cancel"));
+                        },
+                        [this] { QTimer::singleShot(kSettleMs, this, [this] { save(true); }); });
+                });
+        });
+}
+
+void ScreenshotDirector::when(std::function<bool()> ready, std::function<void()> then)
+{
+    auto *poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [poll, ready = std::move(ready), then = std::move(then)] {
+        if (!ready())
+            return;
+        poll->stop();
+        poll->deleteLater();
+        then();
+    });
+    poll->start(100);
+}
+
 void ScreenshotDirector::save(bool complete)
 {
     if (m_saved)
         return;
     m_saved = true;
-    const bool ok = m_window->grab().save(m_file);
+    QPixmap shot = m_window->grab();
+    if (m_dialog && m_dialog->isVisible())
+        drawDialog(shot, m_dialog);
+    const bool ok = shot.save(m_file);
     if (!ok)
         std::fprintf(stderr, "cannot write %s\n", qPrintable(m_file));
     else
@@ -179,7 +320,23 @@ void ScreenshotDirector::save(bool complete)
                      qPrintable(m_view), m_clock.elapsed() / 1000.0);
     m_window->sweep()->cancel();
     m_window->models()->cancel();
-    QTimer::singleShot(200, qApp, [ok, complete] { QApplication::exit(ok && complete ? 0 : 1); });
+    if (m_dialog)
+        m_dialog->close();
+    ExplorePanel *explore = m_window->explore();
+    if (explore->isApplying()) {
+        // Put the simulated device's previous mode back rather than leave a revert pending.
+        connect(explore, &ExplorePanel::applyFinished, this,
+                [this, ok, complete] { quit(ok && complete); });
+        QTimer::singleShot(kApplyCancelMs, this, [this] { quit(false); });
+        explore->card()->cancelApplyButton()->click();
+        return;
+    }
+    quit(ok && complete);
+}
+
+void ScreenshotDirector::quit(bool ok)
+{
+    QTimer::singleShot(200, qApp, [ok] { QApplication::exit(ok ? 0 : 1); });
 }
 
 }  // namespace ptwb::ui

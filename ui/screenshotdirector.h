@@ -1,23 +1,35 @@
 #pragma once
 
+#include "mainwindow.h"
+
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
-namespace ptwb::ui {
+#include <functional>
 
-class MainWindow;
+namespace ptwb::ui {
 
 // `powertrain-workbench --screenshot FILE.png --view VIEW`: brings one view to a state worth
 // showing with the simulated device's data (the first run's models; for sweep, a short sweep in
 // progress; for compare, an evaluation run), saves the window and quits. Gives up after a
-// deadline, saving what there is and exiting with 1.
+// deadline, saving what there is and exiting with 1. Two views exist only as screenshots for the
+// user guide: add-device (Devices with the Add device dialog filled in, drawn over the window)
+// and apply (Explore during a real apply's countdown on the simulated Jetson).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
 
 public:
     ScreenshotDirector(MainWindow *window, QString view, QString file, QObject *parent = nullptr);
+
+    // The names --view takes with --screenshot: the window's views, then add-device and apply.
+    static QStringList viewNames();
+    // Whether a --view name is a screenshot of its own rather than one of the window's views.
+    static bool isScreenshotOnly(const QString &view);
+    // The window's view a --view name shows.
+    static MainWindow::View windowView(const QString &view);
 
     void start();
 
@@ -27,11 +39,18 @@ private:
     void stageSweep();
     void stageModels();
     void stageCompare();
+    void stageAddDevice();
+    void stageApply();
     void save(bool complete);
+    void quit(bool ok);
+
+    // Polls `ready` every 100 ms and runs `then` once it holds.
+    void when(std::function<bool()> ready, std::function<void()> then);
 
     MainWindow *m_window;
     QString m_view;
     QString m_file;
+    QPointer<QWidget> m_dialog;  // drawn over the window's picture
     bool m_staged = false;
     bool m_saved = false;
     QElapsedTimer m_clock;
