@@ -66,7 +66,8 @@ void addSimulatorOptions(QCommandLineParser &parser)
                       QStringLiteral("S")});
     parser.addOption({QStringLiteral("sim-fault"),
                       QStringLiteral("Simulated device: inject a fault (reject:FIELD=VALUE, "
-                                     "drop-after:N, reboot-after:N, throttle:F); repeatable."),
+                                     "drop-after:N, reboot-after:N, throttle:F, "
+                                     "decreasing-only); repeatable."),
                       QStringLiteral("SPEC")});
 }
 

@@ -6,6 +6,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace ptwb::cli {
 
 void ImportCommand::addOptions(QCommandLineParser &parser) const
@@ -151,15 +153,22 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
         output.line(QStringLiteral("%1 holds no measurements yet").arg((*store)->path()));
         return kExitOk;
     }
+    // Columns as wide as their longest entry (simulated-orin-agx is wider than orin-agx).
+    int deviceWidth = 16;
+    int workloadWidth = 12;
+    for (const WorkloadSummary &s : *summaries) {
+        deviceWidth = std::max(deviceWidth, int(s.device.size()));
+        workloadWidth = std::max(workloadWidth, int(s.workload.size()));
+    }
     output.line(QStringLiteral("%1  %2  %3  %4")
-                    .arg(QStringLiteral("device"), -16)
-                    .arg(QStringLiteral("workload"), -28)
+                    .arg(QStringLiteral("device"), -deviceWidth)
+                    .arg(QStringLiteral("workload"), -workloadWidth)
                     .arg(QStringLiteral("measurements"), 12)
                     .arg(QStringLiteral("modes"), 6));
     for (const WorkloadSummary &s : *summaries) {
         output.line(QStringLiteral("%1  %2  %3  %4")
-                        .arg(s.device, -16)
-                        .arg(s.workload, -28)
+                        .arg(s.device, -deviceWidth)
+                        .arg(s.workload, -workloadWidth)
                         .arg(s.measurements, 12)
                         .arg(s.distinctModes, 6));
     }
