@@ -77,7 +77,9 @@ def needed_libraries(path):
 def library_paths():
     """soname -> path, from the dynamic linker's cache (x86-64 entries first)."""
     paths = {}
-    for line in run(["ldconfig", "-p"]).stdout.splitlines()[1:]:
+    # ldconfig lives in /sbin, which a normal user's PATH may lack.
+    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+    for line in run([ldconfig, "-p"]).stdout.splitlines()[1:]:
         match = re.match(r"\s+(\S+) \(([^)]*)\) => (\S+)", line)
         if match and match.group(1) not in paths:
             paths[match.group(1)] = match.group(3)
