@@ -57,10 +57,13 @@ int main(int argc, char *argv[])
     clock.start();
     QApplication app(argc, argv);
     ptwb::setApplicationIdentity();
-    QApplication::setApplicationDisplayName(QStringLiteral("PowerTrain Workbench"));
+    // Ties the window to the installed desktop entry (its icon and name in docks and taskbars).
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.powertrain_workbench.Workbench"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("PowerTrain Workbench"));
+    parser.setApplicationDescription(
+        QStringLiteral("PowerTrain Workbench: profile, predict, choose and apply the power modes "
+                       "of NVIDIA Jetson devices for DNN training."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption dbOption(QStringLiteral("db"),
