@@ -7,8 +7,8 @@
 namespace ptwb {
 
 // A byte pipe to one running agent: JSON lines out, JSON lines in. Implementations: a local
-// process (the simulated Jetson) now; an SSH channel later. A transport knows nothing of the
-// protocol; DeviceClient does.
+// process (the simulated Jetson) and an SSH channel. A transport knows nothing of the protocol;
+// DeviceClient does.
 class Transport : public QObject
 {
     Q_OBJECT
@@ -25,6 +25,9 @@ public:
     virtual void sendLine(const QByteArray &line) = 0;
     // What a person sees in a status bar or an error: "simulated AGX Orin", "nvidia@orin:22".
     virtual QString description() const = 0;
+    // Whether the last closed() is one that connecting again cannot fix and must not try to:
+    // an SSH host key refused, changed or not confirmed. Sweeps give such a device up at once.
+    virtual bool lastCloseIsFinal() const { return false; }
 
 Q_SIGNALS:
     void opened();

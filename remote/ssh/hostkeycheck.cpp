@@ -77,8 +77,12 @@ HostKeyDecision decide(const HostKeyFacts &facts)
 
 QString refusedByUser(const HostKeyFacts &facts)
 {
-    return QStringLiteral("the host key of %1 (%2 %3) was not accepted; not connecting")
-        .arg(target(facts.host, facts.port), facts.keyType, facts.fingerprint);
+    return QStringLiteral("the host key of %1 (%2 %3) was not accepted; not connecting. %1 is "
+                          "not in %4 yet and the key was refused or could not be confirmed (no "
+                          "one to ask). Check the fingerprint on the device (ssh-keygen -lf "
+                          "/etc/ssh/ssh_host_ed25519_key.pub), then connect again and accept it")
+        .arg(target(facts.host, facts.port), facts.keyType, facts.fingerprint,
+             facts.knownHostsFile);
 }
 
 }  // namespace ptwb::HostKeyCheck

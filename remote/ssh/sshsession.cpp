@@ -250,6 +250,7 @@ Status SshSession::resolveOptions()
 Status SshSession::connect()
 {
     disconnect();
+    m_hostKeyRejected = false;
     if (Status resolved = resolveOptions(); !resolved)
         return resolved;
 
@@ -282,6 +283,7 @@ Status SshSession::connect()
     setTcpKeepalive();
     if (Status verified = verifyHostKey(); !verified) {
         disconnect();
+        m_hostKeyRejected = true;
         return verified;
     }
     if (Status authenticated = authenticate(); !authenticated) {

@@ -27,6 +27,9 @@ public:
     // keyboard-interactive, password. Errors name user@host:port.
     Status connect();
     bool isConnected() const;
+    // After connect() failed: whether it was the host key (unknown and not accepted, changed,
+    // of another type, or not checkable). Trying again cannot fix that; see SshTransport.
+    bool hostKeyRejected() const { return m_hostKeyRejected; }
 
     struct Upload
     {
@@ -85,6 +88,7 @@ private:
     QString m_knownHosts;
     QStringList m_identities;
     bool m_connected = false;
+    bool m_hostKeyRejected = false;
 };
 
 }  // namespace ptwb

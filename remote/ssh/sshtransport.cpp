@@ -65,6 +65,7 @@ void SshTransport::open()
     if (m_state != State::Closed)
         return;
     m_state = State::Opening;
+    m_hostKeyRejected = false;
     m_cancel->store(false);
     const quint64 generation = ++m_generation;
     SshWorker *worker = m_worker;
@@ -118,11 +119,12 @@ void SshTransport::handleLog(quint64 generation, const QString &text)
     Q_EMIT logMessage(text);
 }
 
-void SshTransport::handleClosed(quint64 generation, const QString &reason)
+void SshTransport::handleClosed(quint64 generation, const QString &reason, bool hostKeyRejected)
 {
     if (generation != m_generation || m_state == State::Closed)
         return;
     m_state = State::Closed;
+    m_hostKeyRejected = hostKeyRejected;
     Q_EMIT closed(reason);
 }
 

@@ -21,8 +21,10 @@ class SshWorker;
 // Nothing here blocks the calling (GUI) thread; the prompts are called on the worker thread.
 //
 // A dead connection is reported as closed("connection lost: ...") after keepaliveIntervalMs x
-// keepaliveMaxMissed without a byte from the server. close() sends EOF to the agent, waits
-// briefly for it to exit and closes. open() after closed() connects again from scratch.
+// keepaliveMaxMissed without a byte from the server; a host key that was refused or could not
+// be confirmed is reported as closed(<the host-key error>) with hostKeyRejected() true. close()
+// sends EOF to the agent, waits briefly for it to exit and closes. open() after closed()
+// connects again from scratch.
 class SshTransport : public Transport
 {
     Q_OBJECT
@@ -39,6 +41,12 @@ public:
     QString description() const override;
 
     const SshOptions &options() const { return m_options; }
+    // Whether the last closed() was a host key that could not be verified: unknown and not
+    // accepted (or no one to ask), changed, of another type, or not checkable. That is no lost
+    // connection: connecting again cannot fix it and must not be tried as if it could
+    // (SweepRunner gives the device up at once). Reset by open().
+    bool hostKeyRejected() const { return m_hostKeyRejected; }
+    bool lastCloseIsFinal() const override { return m_hostKeyRejected; }
     // Recent log lines: what was connected and uploaded, the agent's stderr.
     QStringList recentLog() const { return m_log; }
 
@@ -51,7 +59,7 @@ private:
     void handleOpened(quint64 generation);
     void handleLine(quint64 generation, const QByteArray &line);
     void handleLog(quint64 generation, const QString &text);
-    void handleClosed(quint64 generation, const QString &reason);
+    void handleClosed(quint64 generation, const QString &reason, bool hostKeyRejected);
 
     SshOptions m_options;
     QThread *m_thread = nullptr;
@@ -59,6 +67,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel;
     quint64 m_generation = 0;
     State m_state = State::Closed;
+    bool m_hostKeyRejected = false;
     QStringList m_log;
 };
 

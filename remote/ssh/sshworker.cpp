@@ -16,6 +16,8 @@ constexpr int kPollMs = 500;  // catches data libssh buffered while we were writ
 constexpr int kCloseGraceMs = 3000;
 constexpr int kReadChunk = 16384;
 constexpr qsizetype kMaxLine = 16 * 1024 * 1024;  // a runaway line without newline
+// sudo's secure_path as Debian, Ubuntu and L4T ship it (Defaults secure_path in /etc/sudoers).
+const char kSudoSecurePath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 }  // namespace
 
@@ -51,7 +53,7 @@ void SshWorker::start(quint64 generation, const SshOptions &options)
     m_session = std::make_unique<SshSession>(options);
 
     if (Status connected = m_session->connect(); !connected)
-        return teardown(connected.error());
+        return teardown(connected.error(), m_session->hostKeyRejected());
     if (m_cancel->load())
         return teardown(QStringLiteral("closed"));
     Q_EMIT logMessage(m_generation, QStringLiteral("connected to %1").arg(m_session->target()));
@@ -229,11 +231,18 @@ void SshWorker::remoteEnded()
 
 QString SshWorker::sudoMessage()
 {
-    // sudoers wants the program's absolute path; ask the device where argv[0] is.
+    // sudoers wants the program's absolute path, and it must be the one sudo runs: `sudo -n
+    // python3` looks the name up in sudo's secure_path, not in the login PATH, where conda or
+    // pyenv often come first (a line naming ~/.pyenv/shims/python3 would never match). So ask
+    // the device for it along that path: Debian's, Ubuntu's and L4T's default (the real one is
+    // in root-only sudoers). Only our own constant tokens reach the remote shell; the program
+    // name goes in as an argument ($1), not as script text.
     QString program = m_argv.value(0);
     if (!program.startsWith(QLatin1Char('/'))) {
-        Expected<SshSession::RunResult> found = m_session->run(
-            ShellQuote::join({QStringLiteral("command"), QStringLiteral("-v"), program}));
+        Expected<SshSession::RunResult> found = m_session->run(ShellQuote::join(
+            {QStringLiteral("env"), QStringLiteral("PATH=") + QLatin1String(kSudoSecurePath),
+             QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("command -v \"$1\""),
+             QStringLiteral("sh"), program}));
         const QString path =
             found && found->exitStatus == 0 ? QString::fromUtf8(found->out).trimmed() : QString();
         program = path.startsWith(QLatin1Char('/')) ? path : QStringLiteral("/usr/bin/") + program;
@@ -255,7 +264,7 @@ void SshWorker::lost(const QString &detail)
     teardown(QStringLiteral("connection lost: %1: %2").arg(m_session->target(), detail));
 }
 
-void SshWorker::teardown(const QString &reason)
+void SshWorker::teardown(const QString &reason, bool hostKeyRejected)
 {
     m_pollTimer.stop();
     m_keepaliveTimer.stop();
@@ -268,7 +277,7 @@ void SshWorker::teardown(const QString &reason)
     }
     if (m_active) {
         m_active = false;
-        Q_EMIT closed(m_generation, reason);
+        Q_EMIT closed(m_generation, reason, hostKeyRejected);
     }
 }
 

@@ -43,7 +43,8 @@ Q_SIGNALS:
     void opened(quint64 generation);
     void lineReceived(quint64 generation, const QByteArray &line);
     void logMessage(quint64 generation, const QString &text);
-    void closed(quint64 generation, const QString &reason);
+    // hostKeyRejected: the connection failed at the host key (SshSession::hostKeyRejected()).
+    void closed(quint64 generation, const QString &reason, bool hostKeyRejected);
 
 private:
     void drain();
@@ -51,7 +52,7 @@ private:
     void remoteEnded();
     QString sudoMessage();
     void lost(const QString &detail);
-    void teardown(const QString &reason);
+    void teardown(const QString &reason, bool hostKeyRejected = false);
     void noteActivity();
 
     std::shared_ptr<std::atomic<bool>> m_cancel;

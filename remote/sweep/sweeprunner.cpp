@@ -3,12 +3,24 @@
 #include "deviceclient.h"
 #include "store/store.h"
 #include "sweep/sweepplan.h"
+#include "transport.h"
 
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTimer>
 
 namespace ptwb {
+
+namespace {
+
+// A host key refused or not confirmed (Transport::lastCloseIsFinal) is no lost connection:
+// connecting again cannot fix it, and it may be someone in between. Never retried.
+bool closedForGood(const DeviceClient *client)
+{
+    return client && client->transport() && client->transport()->lastCloseIsFinal();
+}
+
+}  // namespace
 
 struct SweepRunner::Worker
 {
@@ -205,6 +217,11 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
 void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
 {
     worker.streaming = nullptr;
+    if (closedForGood(worker.client) && !m_cancelled && !m_finished && !worker.retired) {
+        worker.rebooting = false;  // a reinstalled device's new key is no reason to wait either
+        retire(worker, QStringLiteral("%1 (a host key is never retried)").arg(reason));
+        return;
+    }
     if (worker.rebooting && !m_cancelled && !m_finished && !worker.retired) {
         // Expected: the mode it reboots for stays this worker's, and the wait is not counted
         // as lost connections.

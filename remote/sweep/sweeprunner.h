@@ -43,10 +43,11 @@ struct SweepProgress
 
 // Runs the pending items of a stored sweep on one or more devices (a fleet shares one queue).
 // Each profiled mode is stored in its own transaction as soon as it is measured. A dropped
-// connection or a killed agent is reconnected; a device whose boot id changed has rebooted, and
-// the mode it was measuring is measured again; a refused or mis-applied mode is recorded as
-// failed with the reason, and the sweep goes on; a device hotter than the limit is paused until
-// it cools. A device that accepts decreasing mode changes only (hello: "mode_changes":
+// connection or a killed agent is reconnected, but an SSH host key refused or not confirmed
+// gives that device up at once (that is no lost connection); a device whose boot id changed has
+// rebooted, and the mode it was measuring is measured again; a refused or mis-applied mode is
+// recorded as failed with the reason, and the sweep goes on; a device hotter than the limit is
+// paused until it cools. A device that accepts decreasing mode changes only (hello: "mode_changes":
 // "decreasing") takes the pending modes in chains of falling clocks (SweepPlan::lowersOrKeeps)
 // from its current mode, and is asked to reboot before a raise; that planned boot id change is
 // not an interruption. Event-driven on the thread that owns it: nothing blocks.

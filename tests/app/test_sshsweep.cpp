@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -170,6 +171,47 @@ private Q_SLOTS:
         QVERIFY(knownHosts.open(QIODevice::ReadOnly));
         QVERIFY(knownHosts.readAll().contains(
             QStringLiteral("[127.0.0.1]:%1").arg(m_sshd.port()).toUtf8()));
+    }
+
+    void unconfirmedHostKeyStopsTheSweepAtOnce()
+    {
+        // An unknown host, no --accept-new-host-key and no terminal to ask (QProcess gives ptwb
+        // pipes): the key cannot be confirmed. That is no lost connection: the sweep must stop
+        // after the one attempt, naming the host and the key, not go through its reconnects.
+        const QString knownHosts = fresh(QStringLiteral("known_hosts"));
+        QFile empty(knownHosts);
+        QVERIFY(empty.open(QIODevice::WriteOnly));
+        empty.close();
+        const QString db = fresh(QStringLiteral("hostkey.sqlite"));
+        // Connections that ended before authentication, as sshd logs them ("Connection closed
+        // by 127.0.0.1 port N [preauth]"); the fixture's own port probes end before that.
+        const auto connections = [this] {
+            return m_sshd.log().count(QRegularExpression(
+                QStringLiteral("Connection closed by 127\\.0\\.0\\.1 port \\d+ \\[preauth\\]")));
+        };
+        const qsizetype before = connections();
+        const CliResult r = runCli(
+            {QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--workload"),
+             QStringLiteral("resnet18"), QStringLiteral("--modes"), QStringLiteral("random:3"),
+             QStringLiteral("--target"), target(), QStringLiteral("--remote-simulator"),
+             QStringLiteral("orin-agx"), QStringLiteral("--sim-state"),
+             fresh(QStringLiteral("sim")), QStringLiteral("--identity"), m_sshd.userKey(),
+             QStringLiteral("--known-hosts"), knownHosts, QStringLiteral("--ssh-config"),
+             m_dir.filePath(QStringLiteral("ssh_config"))},
+            60000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("host key")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(m_sshd.hostKeyFingerprint()), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QLatin1String("reconnecting")), qPrintable(r.err));
+        // The server saw one connection (sshd logs it before the key exchange).
+        QTRY_COMPARE(connections() - before, 1);
+        QCOMPARE(QFile(knownHosts).size(), 0);  // nothing was trusted
+        QCOMPARE(queryInt(db,
+                          QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
+                                         "'pending'")),
+                 3);
     }
 
     void killedConnectionIsResumed()

@@ -127,11 +127,12 @@ QString SshdFixture::makeKey(const QString &name, QString *fingerprint,
     return path;
 }
 
-void SshdFixture::authorize(const QString &privateKeyPath) const
+void SshdFixture::authorize(const QString &privateKeyPath, const QByteArray &keyOptions) const
 {
     QFile file(m_dir.filePath(QStringLiteral("authorized_keys")));
     if (file.open(QIODevice::Append))
-        file.write(publicKey(privateKeyPath) + '\n');
+        file.write((keyOptions.isEmpty() ? QByteArray() : keyOptions + ' ') +
+                   publicKey(privateKeyPath) + '\n');
 }
 
 QByteArray SshdFixture::publicKey(const QString &privateKeyPath) const
@@ -186,6 +187,10 @@ bool SshdFixture::start(QString *error)
                                   "PasswordAuthentication no\n"
                                   "KbdInteractiveAuthentication no\n"
                                   "PermitRootLogin prohibit-password\n"
+                                  // Only PATH, and only where a test's key sets it with
+                                  // environment="PATH=..." (authorize()): a login PATH of the
+                                  // test's choosing, e.g. with stand-ins for sudo and python3.
+                                  "PermitUserEnvironment PATH\n"
                                   "Subsystem sftp internal-sftp\n"
                                   "MaxStartups 100\n"
                                   "LogLevel VERBOSE\n")

@@ -33,8 +33,9 @@ public:
     // Makes another ed25519 key pair in the directory: the private key's path.
     QString makeKey(const QString &name, QString *fingerprint = nullptr,
                     const QString &passphrase = {}) const;
-    // Lets the key log in (appends it to authorized_keys).
-    void authorize(const QString &privateKeyPath) const;
+    // Lets the key log in (appends it to authorized_keys), with authorized_keys options such as
+    // environment="PATH=..." (the server takes PATH from there: PermitUserEnvironment PATH).
+    void authorize(const QString &privateKeyPath, const QByteArray &keyOptions = {}) const;
     // The public key line (type, base64) of a key made here.
     QByteArray publicKey(const QString &privateKeyPath) const;
     QString log() const;

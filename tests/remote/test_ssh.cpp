@@ -308,6 +308,7 @@ private Q_SLOTS:
         QVERIFY2(status.error().contains(m_sshd.hostKeyFingerprint()), qPrintable(status.error()));
         QVERIFY(!QFileInfo::exists(casePath(QStringLiteral("known_hosts"))));
         QCOMPARE(prompts->secretQuestions.load(), 0);  // no authentication was attempted
+        QVERIFY(session.hostKeyRejected());
     }
 
     void changedHostKeyIsRefused()
@@ -326,6 +327,7 @@ private Q_SLOTS:
         QVERIFY(status.error().contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())));
         QCOMPARE(prompts->hostQuestions.load(), 0);  // never offered to accept it
         QCOMPARE(readFile(knownHosts), before);
+        QVERIFY(session.hostKeyRejected());  // a sweep must not retry it
     }
 
     void sshConfigCannotWeakenHostKeyChecks()
@@ -402,6 +404,7 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QLatin1String("refused")), qPrintable(error));
         // The host key was accepted before authentication failed.
         QCOMPARE(prompts->hostQuestions.load(), 1);
+        QVERIFY(!session.hostKeyRejected());
     }
 
     void encryptedKeyAsksForItsPassphrase()
@@ -469,6 +472,69 @@ private Q_SLOTS:
         for (int i = 0; i < hostile.size(); ++i)
             QCOMPARE(received.at(i).toString(), hostile.at(i));
         QVERIFY(!QFileInfo::exists(marker));
+    }
+
+    void sudoersLineNamesThePythonSudoRuns()
+    {
+        // `sudo -n python3 ...` finds python3 through sudo's secure_path, not the login PATH,
+        // where conda or pyenv may come first. This login's PATH starts with stand-ins: a
+        // `sudo` that answers like sudo without a NOPASSWD rule, and a `python3`. The line the
+        // workbench suggests must name the python3 sudo would run, never the login PATH's one.
+        // The PATH is set by the key's environment= option in authorized_keys (the fixture's
+        // sshd accepts PATH there), so only this test's logins see the stand-ins.
+        const QString bin = casePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        const auto script = [&bin](const QString &name, const QByteArray &body) {
+            const QString path = bin + QLatin1Char('/') + name;
+            writeFile(path, "#!/bin/sh\n" + body);
+            QFile::setPermissions(path,
+                                  QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                      QFile::ReadOther | QFile::ExeOther);
+        };
+        script(QStringLiteral("sudo"), "echo 'sudo: a password is required' >&2\nexit 1\n");
+        script(QStringLiteral("python3"), "echo 'not the python3 sudo runs' >&2\nexit 3\n");
+        const QString key = m_sshd.makeKey(QStringLiteral("sudoer"));
+        QVERIFY(!key.isEmpty());
+        m_sshd.authorize(key,
+                         "environment=\"PATH=" + QFile::encodeName(bin) +
+                             ":/usr/local/bin:/usr/bin:/bin\"");
+
+        Expected<SshLaunch> launch = SshLaunches::agent();
+        QVERIFY2(launch.ok(), qPrintable(launch.error()));
+        SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
+        options.identityFiles = {key};
+        options.useSudo = true;
+        options.launch = *launch;
+        SshTransport transport(options);
+        QSignalSpy closed(&transport, &Transport::closed);
+        transport.open();
+        QVERIFY(QTest::qWaitFor([&] { return !closed.isEmpty(); }, 30000));
+        const QString reason = closed.first().at(0).toString();
+
+        // The sshd is this machine: the python3 sudo runs is the first in Debian's secure_path.
+        QString python = QStringLiteral("/usr/bin/python3");
+        for (const char *dir :
+             {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
+            const QString candidate = QLatin1String(dir) + QStringLiteral("/python3");
+            if (QFileInfo(candidate).isExecutable()) {
+                python = candidate;
+                break;
+            }
+        }
+        const QString agent = options.remoteCacheDir + QLatin1Char('/') +
+            QString::fromLatin1(QCryptographicHash::hash(readFile(launch->files.first().localPath),
+                                                         QCryptographicHash::Sha256)
+                                    .toHex()) +
+            QStringLiteral("/ptwb_agent.py");
+        const QString expected = QStringLiteral("%1 ALL=(root) NOPASSWD: %2 %3 --state-dir "
+                                                ".cache/powertrain-workbench/agent-state")
+                                     .arg(m_sshd.user(), python, agent);
+        QVERIFY2(
+            reason.contains(QLatin1String("sudo visudo -f /etc/sudoers.d/powertrain-workbench")),
+            qPrintable(reason));
+        QVERIFY2(reason.endsWith(QLatin1Char('\n') + expected),
+                 qPrintable(reason + QStringLiteral("\nexpected line: ") + expected));
+        QVERIFY2(!reason.contains(bin), qPrintable(reason));
     }
 
     // --- upload -----------------------------------------------------------------------------
