@@ -2,6 +2,7 @@
 
 #include "deviceclient.h"
 #include "devicetargets.h"
+#include "modeapplier.h"
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
 #include "simulatorlauncher.h"
@@ -13,7 +14,6 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QJsonDocument>
-#include <QThread>
 
 namespace ptwb::cli {
 
@@ -276,97 +276,49 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const double speed = parser.isSet(QStringLiteral("sim-speed"))
         ? parser.value(QStringLiteral("sim-speed")).toDouble()
         : 1.0;
-    const qint64 deadlineMs = qint64(seconds * 1000.0 / speed);
 
-    // 1. Arm the device-side revert, then apply.
-    Expected<std::unique_ptr<DeviceClient>> connected = connectClient(device);
-    if (!connected)
-        return output.fail(connected.error(), ErrorKind::Failed);
-    // Kept until the end: its agent stays only to revert if nobody confirms.
-    const std::unique_ptr<DeviceClient> first = std::move(connected).value();
-    const PowerMode previous = first->info().mode;
-    if (previous == *mode) {
+    // The window's applier without its countdown: arm the device-side revert, apply, check the
+    // mode over a new connection and confirm at once. A mode that cuts the device off cannot be
+    // confirmed; the device goes back by itself at the deadline, and the applier looks.
+    ModeApplier::Options options;
+    options.keepAfterSeconds = 0;
+    options.revertMarginSeconds = seconds;
+    options.deviceSpeed = speed;
+    ModeApplier applier(device.makeTransport, options);
+    bool kept = false;
+    QString message;
+    QEventLoop loop;
+    QObject::connect(&applier, &ModeApplier::phaseChanged,
+                     [&output](ModeApplier::Phase phase, const QString &text) {
+                         if (phase != ModeApplier::Phase::Done)
+                             output.err() << text << Qt::endl;
+                     });
+    QObject::connect(&applier, &ModeApplier::finished, &loop,
+                     [&](bool confirmed, const QString &text) {
+                         kept = confirmed;
+                         message = text;
+                         loop.quit();
+                     });
+    applier.start(*mode);
+    if (applier.phase() != ModeApplier::Phase::Done)
+        loop.exec();
+
+    const PowerMode &previous = applier.previousMode();
+    if (!kept)
+        return output.fail(QStringLiteral("%1: %2").arg(device.target, message), ErrorKind::Failed);
+    if (output.json()) {
+        output.object({{QStringLiteral("mode"), mode->toCanonical()},
+                       {QStringLiteral("previous"), previous.toCanonical()},
+                       {QStringLiteral("confirmed"), true},
+                       {QStringLiteral("changed"), previous != *mode},
+                       {QStringLiteral("target"), device.target}});
+    } else if (previous == *mode) {
         output.line(QStringLiteral("%1 is already in %2").arg(device.target, mode->toCanonical()));
-        return kExitOk;
+    } else {
+        output.line(QStringLiteral("%1 now runs %2 (%3), confirmed")
+                        .arg(device.target, mode->toCanonical(), mode->toShort()));
     }
-    const DeviceReply armed = await(first->armRevert(seconds));
-    if (!armed.ok)
-        return output.fail(QStringLiteral("arm_revert: %1").arg(armed.error.text()),
-                           ErrorKind::Failed);
-    const QString token = armed.result.value(QLatin1String("token")).toString();
-    QElapsedTimer sinceArmed;
-    sinceArmed.start();
-    const DeviceReply applied = await(first->applyMode(*mode));
-    if (!applied.ok) {
-        return output.fail(QStringLiteral("%1 refused %2: %3; the armed revert keeps it in %4")
-                               .arg(device.target, mode->toCanonical(), applied.error.text(),
-                                    previous.toCanonical()),
-                           ErrorKind::Failed);
-    }
-    output.err() << QStringLiteral("applied %1 (was %2); confirming over a new connection "
-                                   "within %3 s")
-                        .arg(mode->toCanonical(), previous.toCanonical())
-                        .arg(seconds)
-                 << Qt::endl;
-    // The first connection ends; its agent stays only to revert if nobody confirms.
-    first->disconnectFromDevice();
-
-    // 2. Reconnect: a mode that cuts the device off cannot be confirmed, so it reverts.
-    QString lastError;
-    while (sinceArmed.elapsed() < deadlineMs) {
-        Expected<std::unique_ptr<DeviceClient>> second = connectClient(device);
-        if (!second) {
-            lastError = second.error();
-            QThread::msleep(100);
-            continue;
-        }
-        const PowerMode now = (*second)->info().mode;
-        if (!(now == *mode)) {
-            lastError = QStringLiteral("the device reports %1").arg(now.toCanonical());
-            break;
-        }
-        QJsonObject fields;
-        if (!token.isEmpty())
-            fields.insert(QStringLiteral("token"), token);
-        const DeviceReply confirmed = await((*second)->call(QStringLiteral("confirm"), fields));
-        if (confirmed.ok) {
-            if (output.json()) {
-                output.object({{QStringLiteral("mode"), mode->toCanonical()},
-                               {QStringLiteral("previous"), previous.toCanonical()},
-                               {QStringLiteral("confirmed"), true},
-                               {QStringLiteral("target"), device.target}});
-            } else {
-                output.line(QStringLiteral("%1 now runs %2 (%3), confirmed")
-                                .arg(device.target, mode->toCanonical(), mode->toShort()));
-            }
-            return kExitOk;
-        }
-        lastError = confirmed.error.text();
-        break;
-    }
-    // 3. Not confirmed: the device goes back by itself at the deadline. Wait for it and look.
-    output.err() << QStringLiteral("could not confirm %1 (%2); waiting for the device to revert")
-                        .arg(mode->toCanonical(),
-                             lastError.isEmpty() ? QStringLiteral("no answer") : lastError)
-                 << Qt::endl;
-    QString now = QStringLiteral("unknown (unreachable)");
-    const qint64 lookUntil = deadlineMs + qMax<qint64>(5000, deadlineMs);
-    QThread::msleep(ulong(qMax<qint64>(0, deadlineMs - sinceArmed.elapsed())));
-    while (sinceArmed.elapsed() < lookUntil) {
-        Expected<std::unique_ptr<DeviceClient>> look = connectClient(device);
-        if (look) {
-            now = (*look)->info().mode.toCanonical();
-            if ((*look)->info().mode == previous)
-                break;
-        }
-        QThread::msleep(200);
-    }
-    return output.fail(QStringLiteral("%1: %2 was not confirmed within %3 s; the device is in %4 "
-                                      "(before: %5)")
-                           .arg(device.target, mode->toCanonical())
-                           .arg(seconds)
-                           .arg(now, previous.toCanonical()),
-                       ErrorKind::Failed);
+    return kExitOk;
 }
 
 }  // namespace ptwb::cli

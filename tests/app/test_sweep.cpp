@@ -244,6 +244,39 @@ private Q_SLOTS:
         QCOMPARE(countsIn(db).bootIds, qint64(reboots) + 1);
     }
 
+    void applyLeavesADecreasingOnlyDeviceAlone()
+    {
+        // ptwb apply is the window's ModeApplier: a device that raises clocks only after a
+        // reboot could not take a changed mode back (the revert would be a raise).
+        const QString state = fresh(QStringLiteral("sim"));
+        const QStringList device {QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
+                                  QStringLiteral("--sim-state"), state};
+        const CliResult before =
+            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
+                                QStringLiteral("12/2201600/1300500000/3199000000")} +
+                       device,
+                   60000);
+        QVERIFY2(before.exitCode == 0, qPrintable(before.err));
+        const CliResult r =
+            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
+                                QStringLiteral("6/1728000/828750000/3199000000"),
+                                QStringLiteral("--sim-fault"), QStringLiteral("decreasing-only")} +
+                       device,
+                   60000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("accepts decreasing mode changes only")),
+                 qPrintable(r.err));
+        // Nothing changed: the device still runs the mode it had.
+        const CliResult again =
+            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
+                                QStringLiteral("12/2201600/1300500000/3199000000"),
+                                QStringLiteral("--json")} +
+                       device,
+                   60000);
+        QVERIFY2(again.out.contains(QLatin1String("\"changed\":false")),
+                 qPrintable(again.out + again.err));
+    }
+
     void adaptiveSweepGrowsByActiveLearning()
     {
         const QString db = fresh(QStringLiteral("als.sqlite"));
