@@ -75,15 +75,21 @@ def needed_libraries(path):
 
 
 def library_paths():
-    """soname -> path, from the dynamic linker's cache (x86-64 entries first)."""
-    paths = {}
+    """soname -> path, from the dynamic linker's cache; on a multiarch system the entries of this
+    machine's architecture win over, say, i386 ones."""
+    native = {"x86_64": "x86-64", "aarch64": "AArch64"}.get(os.uname().machine)
+    found = {}  # soname -> (path, native)
     # ldconfig lives in /sbin, which a normal user's PATH may lack.
     ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
     for line in run([ldconfig, "-p"]).stdout.splitlines()[1:]:
         match = re.match(r"\s+(\S+) \(([^)]*)\) => (\S+)", line)
-        if match and match.group(1) not in paths:
-            paths[match.group(1)] = match.group(3)
-    return paths
+        if not match:
+            continue
+        soname, flags, path = match.groups()
+        is_native = bool(native) and native in flags
+        if soname not in found or (is_native and not found[soname][1]):
+            found[soname] = (path, is_native)
+    return {soname: path for soname, (path, _) in found.items()}
 
 
 def owning_package(path):
