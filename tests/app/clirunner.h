@@ -4,7 +4,7 @@
 #include <QStringList>
 #include <QTest>
 
-// Runs the real ptwb executable and collects what it printed.
+// What a program run by a test printed (the real ptwb, the real window).
 struct CliResult
 {
     int exitCode = -1;
@@ -12,17 +12,21 @@ struct CliResult
     QString err;
 };
 
-inline CliResult runCli(const QStringList &arguments, int timeoutMs = 60000)
+// Runs `program` to the end (killed after `timeoutMs`) and collects what it printed.
+inline CliResult
+runProgram(const QString &program, const QStringList &arguments, int timeoutMs,
+           const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
 {
     QProcess process;
-    process.setProgram(QStringLiteral(PTWB_CLI));
+    process.setProcessEnvironment(environment);
+    process.setProgram(program);
     process.setArguments(arguments);
     process.start();
     CliResult result;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished();
-        result.err = QStringLiteral("ptwb did not finish within %1 ms").arg(timeoutMs);
+        result.err = QStringLiteral("%1 did not finish within %2 ms").arg(program).arg(timeoutMs);
         return result;
     }
     result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
@@ -30,3 +34,10 @@ inline CliResult runCli(const QStringList &arguments, int timeoutMs = 60000)
     result.err = QString::fromUtf8(process.readAllStandardError());
     return result;
 }
+
+#ifdef PTWB_CLI
+inline CliResult runCli(const QStringList &arguments, int timeoutMs = 60000)
+{
+    return runProgram(QStringLiteral(PTWB_CLI), arguments, timeoutMs);
+}
+#endif

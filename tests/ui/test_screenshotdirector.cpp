@@ -1,6 +1,8 @@
 // The user guide's screenshot-only views of powertrain-workbench (--view add-device and
 // --view apply): the real executable on the simulated Jetson, with a throwaway store, settings
 // and simulated device.
+#include "app/clirunner.h"
+
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -9,34 +11,15 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QString err;
-};
-
 // Every run gets its own home: settings, the store and the simulated device's state.
-Run runWorkbench(const QTemporaryDir &home, const QStringList &arguments, int timeoutMs = 180000)
+CliResult runWorkbench(const QTemporaryDir &home, const QStringList &arguments,
+                       int timeoutMs = 180000)
 {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const char *name : {"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"})
         environment.insert(QString::fromLatin1(name), home.filePath(QString::fromLatin1(name)));
     environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    QProcess process;
-    process.setProcessEnvironment(environment);
-    process.setProgram(QStringLiteral(PTWB_WORKBENCH));
-    process.setArguments(arguments);
-    process.start();
-    Run run;
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("powertrain-workbench did not finish within %1 ms").arg(timeoutMs);
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
+    return runProgram(QStringLiteral(PTWB_WORKBENCH), arguments, timeoutMs, environment);
 }
 
 // A file of the simulated AGX Orin's fake kernel tree, trimmed.
@@ -72,7 +55,7 @@ private Q_SLOTS:
         QTemporaryDir home;
         QVERIFY(home.isValid());
         const QString picture = home.filePath(view + QStringLiteral(".png"));
-        const Run run =
+        const CliResult run =
             runWorkbench(home,
                          {QStringLiteral("--db"), home.filePath(QStringLiteral("shot.sqlite")),
                           QStringLiteral("--screenshot"), picture, QStringLiteral("--view"), view});
@@ -90,7 +73,7 @@ private Q_SLOTS:
     {
         QTemporaryDir home;
         QVERIFY(home.isValid());
-        const Run run =
+        const CliResult run =
             runWorkbench(home,
                          {QStringLiteral("--db"), home.filePath(QStringLiteral("shot.sqlite")),
                           QStringLiteral("--view"), QStringLiteral("apply")});
