@@ -1,7 +1,7 @@
 #include "comparepanel.h"
 
 #include "chartstyle.h"
-#include "predict/modelfit.h"
+#include "optimize/storedevaluation.h"
 #include "store/store.h"
 #include "strategybarchart.h"
 
@@ -55,11 +55,6 @@ QString describe(const QString &strategy)
                      "is unsure, up to 100 modes")},
     };
     return text.value(strategy);
-}
-
-bool needsReference(const QStringList &strategies)
-{
-    return strategies.contains(QStringLiteral("pt")) || strategies.contains(QStringLiteral("safe"));
 }
 
 QString remaining(double seconds)
@@ -438,54 +433,26 @@ void ComparePanel::run()
                 report(self);
         });
     };
-    runInBackground([path = m_path, evaluation, target, reference, cancel = m_cancel, post] {
-        const auto log = [post](const QString &line) {
+    StoredEvaluation::Params params;
+    params.databasePath = m_path;
+    params.targetDevice = target.value(0);
+    params.targetWorkload = target.value(1);
+    params.referenceDevice = reference.value(0);
+    params.referenceWorkload = reference.value(1);
+    params.options = evaluation;
+    runInBackground([params, cancel = m_cancel, post] {
+        StoredEvaluation::Callbacks callbacks;
+        callbacks.cancelled = [cancel] { return cancel->load(); };
+        callbacks.progress = [post](int done, int total) {
+            post([done, total](ComparePanel *panel) { panel->onProgress(done, total); });
+        };
+        callbacks.result = [post](const StrategyMetrics &m) {
+            post([m](ComparePanel *panel) { panel->addResult(m); });
+        };
+        callbacks.log = [post](const QString &line) {
             post([line](ComparePanel *panel) { panel->m_status->setText(line); });
         };
-        const Expected<QVector<StrategyMetrics>> results = [&] {
-            using Result = Expected<QVector<StrategyMetrics>>;
-            Expected<std::unique_ptr<Store>> store = Store::open(path);
-            if (!store)
-                return Result::failure(store.error());
-            const Expected<WorkloadData> candidates =
-                WorkloadData::load(**store, target.value(1), target.value(0));
-            if (!candidates)
-                return Result::failure(candidates.error(), candidates.errorKind());
-            TrainingData referenceData;
-            std::shared_ptr<const PowerModel> referenceModel;
-            if (needsReference(evaluation.strategies)) {
-                const Expected<WorkloadData> loaded =
-                    WorkloadData::load(**store, reference.value(1), reference.value(0));
-                if (!loaded)
-                    return Result::failure(loaded.error(), loaded.errorKind());
-                referenceData = loaded->data;
-                // A stored reference model of the project's configuration saves training one.
-                const Expected<ModelRecord> stored = (*store)->latestModel(
-                    candidates->kind, reference.value(1), QStringLiteral("reference"));
-                if (stored && stored->config == QLatin1String("default")) {
-                    if (Expected<PowerModel> model = PowerModel::fromRecord(*stored)) {
-                        referenceModel = std::make_shared<PowerModel>(std::move(model).value());
-                        log(tr("Using stored reference model %1 of %2")
-                                .arg(stored->id)
-                                .arg(reference.value(1)));
-                    }
-                }
-                if (!referenceModel)
-                    log(tr("Training a reference model on %1 for pt and safe…")
-                            .arg(reference.value(1)));
-            }
-            Evaluator evaluator(referenceData, candidates->data, candidates->kind, evaluation);
-            evaluator.setReferenceModel(referenceModel);
-            evaluator.setCancelled([cancel] { return cancel->load(); });
-            evaluator.setProgress([post](int done, int total) {
-                post([done, total](ComparePanel *panel) { panel->onProgress(done, total); });
-            });
-            return evaluator.run(
-                [post](const StrategyMetrics &m) {
-                    post([m](ComparePanel *panel) { panel->addResult(m); });
-                },
-                log);
-        }();
+        const Expected<QVector<StrategyMetrics>> results = StoredEvaluation(params).run(callbacks);
         const bool wasCancelled = cancel->load();
         post([results, wasCancelled](ComparePanel *panel) {
             if (wasCancelled) {

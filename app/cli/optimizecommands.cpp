@@ -246,8 +246,7 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
     const QString kind = parser.value(QStringLiteral("device"));
     EvaluationOptions options;
     options.strategies = parser.value(QStringLiteral("strategies")).split(QLatin1Char(','));
-    const bool needsReference = options.strategies.contains(QStringLiteral("pt")) ||
-        options.strategies.contains(QStringLiteral("safe"));
+    const bool needsReference = options.needsReference();
     if (needsReference && parser.value(QStringLiteral("reference")).isEmpty())
         return output.badUsage(QStringLiteral("pt and safe need --reference REF.csv"));
     const Expected<TrainingData> target =

@@ -103,8 +103,7 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
     StrategyContext context;
     context.deviceKind = m_deviceKind;
     context.samples = m_options.samples;
-    const bool needsReference = m_options.strategies.contains(QStringLiteral("pt")) ||
-        m_options.strategies.contains(QStringLiteral("safe"));
+    const bool needsReference = m_options.needsReference();
     const auto cancelled = [] { return Result::failure(QStringLiteral("evaluation cancelled")); };
     if (needsReference && m_referenceModel) {
         context.reference = m_referenceModel;

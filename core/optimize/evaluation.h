@@ -41,6 +41,12 @@ struct EvaluationOptions
 
     // "17:50:1" -> 17, 18, ..., 50; "30" -> 30; "20,25,30" -> those.
     static Expected<QVector<double>> parseBudgets(const QString &text);
+    // pt and safe start from a reference model; the other strategies need no reference.
+    bool needsReference() const
+    {
+        return strategies.contains(QStringLiteral("pt")) ||
+            strategies.contains(QStringLiteral("safe"));
+    }
 };
 
 // Runs each strategy against a target workload's measured modes for every budget and repeat
