@@ -1,14 +1,11 @@
 #include "devicetargets.h"
 
-#include "deviceclient.h"
 #include "devicetarget.h"
 #include "localprocesstransport.h"
 #include "simulatorlauncher.h"
 #include "sshlaunch.h"
 #include "sshtransport.h"
 #include "terminalprompts.h"
-
-#include <QEventLoop>
 
 namespace ptwb::cli {
 
@@ -155,40 +152,6 @@ Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double d
     }
     out.display = names.join(QLatin1Char(','));
     return out;
-}
-
-DeviceReply await(DeviceCall *call)
-{
-    DeviceReply reply;
-    QEventLoop loop;
-    QObject::connect(call, &DeviceCall::finished, &loop, [&](const DeviceReply &r) {
-        reply = r;
-        loop.quit();
-    });
-    loop.exec();
-    return reply;
-}
-
-Expected<std::unique_ptr<DeviceClient>> connectClient(const SweepDevice &device)
-{
-    using Result = Expected<std::unique_ptr<DeviceClient>>;
-    Expected<Transport *> transport = device.makeTransport();
-    if (!transport)
-        return Result::failure(
-            QStringLiteral("cannot reach %1: %2").arg(device.target, transport.error()));
-    auto client = std::make_unique<DeviceClient>(*transport);
-    QEventLoop loop;
-    QString failure;
-    QObject::connect(client.get(), &DeviceClient::ready, &loop, &QEventLoop::quit);
-    QObject::connect(client.get(), &DeviceClient::disconnected, &loop, [&](const QString &reason) {
-        failure = reason;
-        loop.quit();
-    });
-    client->connectToDevice();
-    loop.exec();
-    if (!client->isReady())
-        return Result::failure(QStringLiteral("cannot reach %1: %2").arg(device.target, failure));
-    return client;
 }
 
 }  // namespace ptwb::cli

@@ -3,12 +3,6 @@
 #include "command.h"
 #include "sweeprunner.h"
 
-namespace ptwb {
-class DeviceClient;
-struct DeviceReply;
-class DeviceCall;
-}  // namespace ptwb
-
 namespace ptwb::cli {
 
 // --target for the device commands: sim:KIND (the simulated Jetson, with --sim-* options) and
@@ -27,10 +21,5 @@ struct TargetDevices
 // One SweepDevice per --target; several simulated devices get a state directory each.
 // `defaultSpeed` is the simulator's clock when --sim-speed is not given.
 Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double defaultSpeed);
-
-// For the commands that talk to one device step by step: wait in a local event loop.
-DeviceReply await(DeviceCall *call);
-// Connects a new client and waits for hello, or for the reason it failed.
-Expected<std::unique_ptr<DeviceClient>> connectClient(const SweepDevice &device);
 
 }  // namespace ptwb::cli
