@@ -5,6 +5,7 @@
 #include "deviceclient.h"
 #include "hostkeycheck.h"
 #include "modes/devicespec.h"
+#include "remote/awaitreply.h"
 #include "remote/sshdfixture.h"
 #include "shellquote.h"
 #include "simulatorlauncher.h"
@@ -95,15 +96,6 @@ void writeFile(const QString &path, const QByteArray &content)
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write(content);
-}
-
-DeviceReply await(DeviceCall *call, int timeoutMs = 60000)
-{
-    auto reply = std::make_shared<std::optional<DeviceReply>>();
-    QObject::connect(call, &DeviceCall::finished, [reply](const DeviceReply &r) { *reply = r; });
-    if (!QTest::qWaitFor([&] { return reply->has_value(); }, timeoutMs))
-        return {false, {}, {QStringLiteral("test-timeout"), QStringLiteral("never finished"), {}}};
-    return **reply;
 }
 
 }  // namespace
@@ -612,9 +604,9 @@ private Q_SLOTS:
         mode.cpuKHz = spec.values(Dimension::Cpu).at(5);
         mode.gpuHz = spec.values(Dimension::Gpu).at(2);
         mode.emcHz = spec.values(Dimension::Emc).at(1);
-        const DeviceReply applied = await(client->applyMode(mode));
+        const DeviceReply applied = awaitReply(client->applyMode(mode));
         QVERIFY2(applied.ok, qPrintable(applied.error.text()));
-        const DeviceReply now = await(client->getMode());
+        const DeviceReply now = awaitReply(client->getMode());
         QVERIFY2(now.ok, qPrintable(now.error.text()));
         QCOMPARE(
             modeFromJson(now.result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"))
@@ -639,7 +631,7 @@ private Q_SLOTS:
 
         // And comes back from scratch.
         QVERIFY2(waitReady(client.get(), &error), qPrintable(error));
-        const DeviceReply again = await(client->getMode());
+        const DeviceReply again = awaitReply(client->getMode());
         QVERIFY2(again.ok, qPrintable(again.error.text()));
 
         // A stalled server (stopped, its TCP still up) is noticed by the keepalives.
