@@ -8,9 +8,6 @@ struct SweepProgress;
 
 namespace ptwb::ui {
 
-// "1 min 20 s", "45 s", "2 h 05 min": a duration as a person reads it.
-QString durationText(double seconds);
-
 // "12 / 50 modes · 3 failed · 1 min 20 s elapsed · about 2 min 10 s left".
 QString sweepProgressText(const SweepProgress &progress);
 

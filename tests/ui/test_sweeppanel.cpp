@@ -4,6 +4,7 @@
 #include "simulatorlauncher.h"
 #include "store/sqlite.h"
 #include "sweeppanel.h"
+#include "backgroundtasks.h"
 #include "sweepprogresstext.h"
 #include "sweepresultsmodel.h"
 #include "sweeprunner.h"
