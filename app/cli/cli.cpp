@@ -129,6 +129,7 @@ int run(const QStringList &arguments, QTextStream &out, QTextStream &err)
         out << help;
         return kExitOk;
     }
+    output.setOptionNames([&command](InputField field) { return command.optionFor(field); });
     return command.run(parser, output);
 }
 

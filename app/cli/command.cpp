@@ -26,6 +26,69 @@ int Output::fail(const QString &message, ErrorKind kind)
     return code;
 }
 
+int Output::failAbout(InputField field, const QString &message, ErrorKind kind)
+{
+    const QString option = kind == ErrorKind::BadInput && field != InputField::None && m_optionFor
+        ? m_optionFor(field)
+        : QString();
+    // A message that already starts with its option (parsed here) is not prefixed twice.
+    const QString prefix = QStringLiteral("--%1: ").arg(option);
+    if (option.isEmpty() || message.startsWith(prefix))
+        return fail(message, kind);
+    return fail(prefix + message, kind);
+}
+
+QString Command::defaultOptionFor(InputField field)
+{
+    switch (field) {
+    case InputField::None:
+        return {};
+    case InputField::Database:
+        return QStringLiteral("db");
+    case InputField::Device:
+        return QStringLiteral("device");
+    case InputField::DeviceKind:
+        return QStringLiteral("kind");
+    case InputField::Target:
+        return QStringLiteral("target");
+    case InputField::Workload:
+        return QStringLiteral("workload");
+    case InputField::Reference:
+        return QStringLiteral("reference");
+    case InputField::DeviceTransfer:
+        return QStringLiteral("device-transfer");
+    case InputField::Modes:
+        return QStringLiteral("modes");
+    case InputField::Mode:
+        return QStringLiteral("mode");
+    case InputField::Resume:
+        return QStringLiteral("resume");
+    case InputField::Run:
+        return QStringLiteral("run");
+    case InputField::Minibatches:
+        return QStringLiteral("minibatches");
+    case InputField::Repeats:
+        return QStringLiteral("repeats");
+    case InputField::Seed:
+        return QStringLiteral("seed");
+    case InputField::Samples:
+        return QStringLiteral("samples");
+    case InputField::Budgets:
+        return QStringLiteral("budgets");
+    case InputField::Strategies:
+        return QStringLiteral("strategies");
+    case InputField::Methods:
+        return QStringLiteral("methods");
+    case InputField::Configs:
+        return QStringLiteral("configs");
+    case InputField::SimulatorSpeed:
+        return QStringLiteral("sim-speed");
+    case InputField::ConfirmWithin:
+        return QStringLiteral("confirm-within");
+    }
+    return {};
+}
+
 QCommandLineOption dbOption()
 {
     return QCommandLineOption(

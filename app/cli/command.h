@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <functional>
+
 namespace ptwb {
 class Store;
 struct TrainingData;
@@ -14,7 +16,7 @@ struct TrainingData;
 
 namespace ptwb::cli {
 
-// Exit status contract (DESIGN section 4).
+// Exit status contract (docs/architecture.md, "Errors and exit codes" in CONTRIBUTING.md).
 enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitBadInput = 2 };
 
 // Where a command writes: text for people, or one JSON object per line with --json.
@@ -39,11 +41,25 @@ public:
     // exit code that goes with its kind.
     int fail(const QString &message, ErrorKind kind);
     int badUsage(const QString &message) { return fail(message, ErrorKind::BadInput); }
+    // A failed Expected or Status: a BadInput error about an input field is prefixed with the
+    // option that sets it in this command ("--device: ..."), see Command::optionFor.
+    template<typename Result>
+    int fail(const Result &failed)
+    {
+        return failAbout(failed.field(), failed.error(), failed.errorKind());
+    }
+    int failAbout(InputField field, const QString &message, ErrorKind kind);
+    // Set by the dispatcher: the running command's option for an input field.
+    void setOptionNames(std::function<QString(InputField)> optionFor)
+    {
+        m_optionFor = std::move(optionFor);
+    }
 
 private:
     QTextStream &m_out;
     QTextStream &m_err;
     bool m_json = false;
+    std::function<QString(InputField)> m_optionFor;
 };
 
 // One `ptwb` subcommand.
@@ -57,6 +73,10 @@ public:
     virtual QString positionalSyntax() const { return {}; }
     virtual void addOptions(QCommandLineParser &parser) const = 0;
     virtual int run(const QCommandLineParser &parser, Output &output) const = 0;
+    // The option of this command that sets an input field, without the dashes ("device"); empty
+    // when it has none. Workflows report which field was wrong, never a flag; this maps it back.
+    virtual QString optionFor(InputField field) const { return defaultOptionFor(field); }
+    static QString defaultOptionFor(InputField field);
 };
 
 // Helpers shared by the commands.
