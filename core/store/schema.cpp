@@ -176,7 +176,7 @@ Status Schema::migrate(SqliteConnection &db, int targetVersion)
         // Another process may have migrated while we waited for the lock.
         const Expected<int> now = version(db);
         if (now && *now >= next) {
-            db.exec(QStringLiteral("ROLLBACK"));
+            db.rollback();
             continue;
         }
         status = db.exec(QString::fromUtf8(kMigrations[next - 1]));
@@ -188,7 +188,7 @@ Status Schema::migrate(SqliteConnection &db, int targetVersion)
         if (status)
             status = db.exec(QStringLiteral("COMMIT"));
         if (!status) {
-            db.exec(QStringLiteral("ROLLBACK"));
+            db.rollback();
             return Status::failure(QStringLiteral("%1: schema migration to version %2 failed and "
                                                   "was rolled back: %3")
                                        .arg(db.path())

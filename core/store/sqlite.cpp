@@ -50,6 +50,12 @@ Expected<SqliteConnection> SqliteConnection::open(const QString &path, bool crea
     return connection;
 }
 
+void SqliteConnection::rollback()
+{
+    if (const Status rolledBack = exec(QStringLiteral("ROLLBACK")); !rolledBack)
+        qWarning("%s", qUtf8Printable(rolledBack.error()));
+}
+
 Status SqliteConnection::exec(const QString &sql)
 {
     char *message = nullptr;

@@ -33,6 +33,10 @@ public:
 
     // Runs one or more statements without results.
     Status exec(const QString &sql);
+    // Ends a transaction that already failed. Nothing to report if the ROLLBACK fails too: the
+    // error that made us roll back is the one the caller reports, and SQLite rolls back an
+    // open transaction by itself when the connection closes.
+    void rollback();
     Expected<SqliteStatement> prepare(const QString &sql);
     // The first column of the first row of a query, as an integer (0 when there is no row).
     Expected<qint64> queryInt(const QString &sql);

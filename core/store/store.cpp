@@ -26,7 +26,7 @@ Transaction::Transaction(SqliteConnection &db)
 Transaction::~Transaction()
 {
     if (m_open)
-        m_db.exec(QStringLiteral("ROLLBACK"));
+        m_db.rollback();
 }
 
 Status Transaction::commit()
