@@ -2,12 +2,12 @@
 
 #include "fitplot.h"
 #include "lossplot.h"
-#include "modeltasks.h"
+#include "modelworkflow.h"
+#include "modes/devicespec.h"
 
 #include <QAction>
 #include <QComboBox>
 #include <QDateTime>
-#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -19,7 +19,6 @@
 #include <QStackedWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace ptwb::ui {
 
@@ -33,11 +32,10 @@ QString shortDate(const QString &iso)
     return time.isValid() ? time.toLocalTime().toString(QStringLiteral("MM-dd HH:mm")) : iso;
 }
 
-QString remaining(double seconds)
+QString deviceName(const QString &kind)
 {
-    if (seconds < 60)
-        return QObject::tr("%1 s left").arg(int(std::ceil(seconds)));
-    return QObject::tr("%1 min %2 s left").arg(int(seconds) / 60).arg(int(seconds) % 60);
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    return spec ? spec->name() : kind;
 }
 
 QTreeWidget *makeList(const QStringList &headers, QWidget *parent)
@@ -85,7 +83,7 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     , m_trainAction(new QAction(tr("Train reference model"), this))
     , m_transferAction(new QAction(tr("Transfer"), this))
     , m_cancelAction(new QAction(tr("Cancel training"), this))
-    , m_job(new TrainingJob(this))
+    , m_tasks(new BackgroundTasks(this))
 {
     m_emptyState->setAlignment(Qt::AlignCenter);
     m_emptyState->setWordWrap(true);
@@ -98,8 +96,10 @@ ModelsPanel::ModelsPanel(QWidget *parent)
                                "each was trained on). Select one to see its fit"));
     m_trainWorkload->setToolTip(tr("The workload a reference model is trained on (all its "
                                    "measured modes)"));
-    m_referenceModel->setToolTip(tr("The reference model to transfer from"));
+    m_referenceModel->setToolTip(tr("The reference model to transfer from; one of another device "
+                                    "kind transfers across devices"));
     m_targetWorkload->setToolTip(tr("The workload to transfer to, with its few profiled modes"));
+    m_referenceModel->setObjectName(QStringLiteral("referenceModel"));
     for (QComboBox *box : {m_trainWorkload, m_referenceModel, m_targetWorkload})
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
@@ -195,34 +195,11 @@ ModelsPanel::ModelsPanel(QWidget *parent)
         m_trainWorkload->setCurrentText(item->text(0));
         m_targetWorkload->setCurrentText(item->text(0));
     });
-    connect(m_job, &TrainingJob::progress, this, &ModelsPanel::onProgress);
-    connect(m_job, &TrainingJob::finished, this, &ModelsPanel::onFinished);
-    connect(m_job, &TrainingJob::cancelled, this, [this] {
-        endJob(tr("Training cancelled; nothing was stored."));
-        Q_EMIT trainingCancelled();
-    });
-    connect(m_job, &TrainingJob::failed, this, [this](const QString &message) {
-        endJob(tr("Training failed: %1").arg(message));
-        Q_EMIT failed(message);
-    });
+    connect(m_referenceModel, &QComboBox::currentIndexChanged, this, [this] { updateActions(); });
     endJob(QString());
 }
 
-ModelsPanel::~ModelsPanel()
-{
-    if (m_cancel)
-        m_cancel->store(true);
-    m_job->cancel();
-    for (QFuture<void> &task : m_tasks)
-        task.waitForFinished();
-}
-
-template<typename Work>
-void ModelsPanel::runInBackground(Work work)
-{
-    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
-    m_tasks.append(QtConcurrent::run(std::move(work)));
-}
+ModelsPanel::~ModelsPanel() = default;  // m_tasks cancels a running training
 
 void ModelsPanel::setDatabasePath(const QString &path)
 {
@@ -244,28 +221,24 @@ void ModelsPanel::setTrainingConfig(const predict::RegressorConfig &config)
 void ModelsPanel::reload()
 {
     if (m_path.isEmpty()) {  // nothing to list until there is a store
-        ++m_listsGeneration;
+        m_tasks->drop(QStringLiteral("lists"));
         m_stack->setCurrentIndex(0);
         return;
     }
-    const quint64 generation = ++m_listsGeneration;
-    QPointer<ModelsPanel> self(this);
-    runInBackground([self, path = m_path, generation] {
-        const modeltasks::Lists lists = modeltasks::loadLists(path);
-        QMetaObject::invokeMethod(self, [self, lists, generation] {
-            if (self && generation == self->m_listsGeneration)
-                self->showLists(lists);
-        });
-    });
+    m_tasks->run(
+        QStringLiteral("lists"),
+        [path = m_path](const TaskContext &) { return workflows::modelOverview(path); },
+        [this](const Expected<workflows::ModelOverview> &overview) { showLists(overview); });
 }
 
-void ModelsPanel::showLists(const modeltasks::Lists &lists)
+void ModelsPanel::showLists(const Expected<workflows::ModelOverview> &overview)
 {
-    if (!lists.error.isEmpty())
-        Q_EMIT failed(lists.error);
+    if (!overview)
+        Q_EMIT failed(overview.error());
+    const workflows::ModelOverview lists = overview ? *overview : workflows::ModelOverview();
     const auto ofKind = [this](const QString &kind) { return m_kind.isEmpty() || kind == m_kind; };
     m_summaries.clear();
-    for (const WorkloadSummary &s : lists.summaries) {
+    for (const WorkloadSummary &s : lists.workloads) {
         if (ofKind(s.deviceKind))
             m_summaries.append(s);
     }
@@ -285,7 +258,6 @@ void ModelsPanel::showLists(const modeltasks::Lists &lists)
     m_modelList->clear();
     m_trainWorkload->clear();
     m_targetWorkload->clear();
-    m_referenceModel->clear();
     for (const WorkloadSummary &s : m_summaries) {
         auto *item = new QTreeWidgetItem(
             m_workloadList, {s.workload, s.device, QLocale().toString(s.distinctModes)});
@@ -306,21 +278,14 @@ void ModelsPanel::showLists(const modeltasks::Lists &lists)
                              .arg(m.config)
                              .arg(m.trainingIds.size())
                              .arg(m.device));
-        if (m.method == QLatin1String("reference")) {
-            m_referenceModel->addItem(
-                tr("#%1 %2 (%3)").arg(m.id).arg(m.workload, shortDate(m.createdAt)), m.id);
-        }
         if (m.id == selected)
             m_modelList->setCurrentItem(item);
     }
+    fillReferences(lists.models, referenceChoice);
     if (!trainChoice.isEmpty())
         m_trainWorkload->setCurrentText(trainChoice);
     if (!targetChoice.isEmpty())
         m_targetWorkload->setCurrentText(targetChoice);
-    if (const int row = m_referenceModel->findData(referenceChoice); row >= 0)
-        m_referenceModel->setCurrentIndex(row);
-    if (m_referenceModel->count() == 0)
-        m_referenceModel->addItem(tr("(train a reference model first)"));
     m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
     updateActions();
     blockModels.unblock();
@@ -331,6 +296,40 @@ void ModelsPanel::showLists(const modeltasks::Lists &lists)
         m_powerFit->clear();
     }
     Q_EMIT listsLoaded();
+}
+
+// The reference models of this device kind first, then those of other kinds, which transfer
+// across devices (PowerTrain's second claim: docs/prediction.md).
+void ModelsPanel::fillReferences(const QVector<ModelRecord> &all, const QVariant &keep)
+{
+    QSignalBlocker block(m_referenceModel);
+    m_referenceModel->clear();
+    m_referenceKinds.clear();
+    for (const bool sameKind : {true, false}) {
+        for (const ModelRecord &m : all) {
+            const bool same = m_kind.isEmpty() || m.deviceKind == m_kind;
+            if (m.method != QLatin1String("reference") || same != sameKind)
+                continue;
+            const QString label = same
+                ? tr("#%1 %2 (%3)").arg(m.id).arg(m.workload, shortDate(m.createdAt))
+                : tr("#%1 %2 from %3 (%4)")
+                      .arg(m.id)
+                      .arg(m.workload, deviceName(m.deviceKind), shortDate(m.createdAt));
+            m_referenceModel->addItem(label, m.id);
+            if (!same) {
+                m_referenceModel->setItemData(
+                    m_referenceModel->count() - 1,
+                    tr("Trained on %1: the transfer adapts it across device kinds")
+                        .arg(deviceName(m.deviceKind)),
+                    Qt::ToolTipRole);
+            }
+            m_referenceKinds.insert(m.id, m.deviceKind);
+        }
+    }
+    if (const int row = m_referenceModel->findData(keep); row >= 0)
+        m_referenceModel->setCurrentIndex(row);
+    if (m_referenceModel->count() == 0)
+        m_referenceModel->addItem(tr("(train a reference model first)"));
 }
 
 qint64 ModelsPanel::selectedModelId() const
@@ -372,46 +371,41 @@ bool ModelsPanel::selectModel(qint64 id)
 
 void ModelsPanel::loadFit(qint64 id)
 {
-    const quint64 generation = ++m_fitGeneration;
     m_timeFit->clear(tr("predicting…"));
     m_powerFit->clear(tr("predicting…"));
-    QPointer<ModelsPanel> self(this);
-    runInBackground([self, path = m_path, id, generation] {
-        const modeltasks::Fit fit = modeltasks::loadFit(path, id);
-        QMetaObject::invokeMethod(self, [self, fit, generation] {
-            if (self && generation == self->m_fitGeneration)
-                self->showFit(fit);
-        });
-    });
+    m_tasks->run(
+        QStringLiteral("fit"),
+        [path = m_path, id](const TaskContext &) { return workflows::storedFit(path, id); },
+        [this, id](const Expected<workflows::StoredFit> &fit) { showFit(id, fit); });
 }
 
-void ModelsPanel::showFit(const modeltasks::Fit &fit)
+void ModelsPanel::showFit(qint64 id, const Expected<workflows::StoredFit> &stored)
 {
-    if (!fit.error.isEmpty()) {
+    if (!stored) {
         m_timeFit->clear(tr("unavailable"));
         m_powerFit->clear(tr("unavailable"));
-        m_fitSummary->setText(tr("Model %1: %2").arg(fit.id).arg(fit.error));
+        m_fitSummary->setText(tr("Model %1: %2").arg(id).arg(stored.error()));
         return;
     }
-    const ModelRecord &r = fit.record;
-    m_timeFit->setData(fit.fit.predicted.timeMs, fit.fit.observed.timeMs, fit.fit.timeMape);
-    m_powerFit->setData(fit.fit.predicted.powerW, fit.fit.observed.powerW, fit.fit.powerMape);
+    const ModelRecord &r = stored->record;
+    const ModelFit &fit = stored->fit;
+    m_timeFit->setData(fit.predicted.timeMs, fit.observed.timeMs, fit.timeMape);
+    m_powerFit->setData(fit.predicted.powerW, fit.observed.powerW, fit.powerMape);
     m_fitSummary->setText(
         tr("<b>Model %1</b> (%2 of %3, trained on %4 measurements): on all %5 measured modes of "
            "%3, MAPE of time <b>%6 %</b>, of power <b>%7 %</b>.")
             .arg(r.id)
             .arg(r.method, r.workload)
             .arg(r.trainingIds.size())
-            .arg(fit.fit.observed.size())
-            .arg(fit.fit.timeMape, 0, 'f', 2)
-            .arg(fit.fit.powerMape, 0, 'f', 2));
-    Q_EMIT fitShown(fit.id);
+            .arg(fit.observed.size())
+            .arg(fit.timeMape, 0, 'f', 2)
+            .arg(fit.powerMape, 0, 'f', 2));
+    Q_EMIT fitShown(id);
 }
 
 void ModelsPanel::beginJob(const QString &what)
 {
-    m_phase = Phase::Loading;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_training = true;
     m_progress->setValue(0);
     m_progress->setFormat(tr("loading measurements…"));
     m_progress->setVisible(true);
@@ -419,36 +413,48 @@ void ModelsPanel::beginJob(const QString &what)
     m_status->setText(what);
     m_timeLoss->clear();
     m_powerLoss->clear();
+    m_timeLeft.start();
     updateActions();
+}
+
+// Runs a train or transfer workflow with live losses (posted from the worker) and a cancel flag.
+template<typename Work>
+void ModelsPanel::runTraining(Work work)
+{
+    QPointer<ModelsPanel> self(this);
+    m_tasks->run(
+        QStringLiteral("train"),
+        [work, self](const TaskContext &context) {
+            TrainingCallbacks callbacks;
+            callbacks.progress = [context, self](const TrainingProgress &p) {
+                context.post([self, p] {
+                    if (self)
+                        self->onProgress(p);
+                });
+            };
+            const auto cancel = context.cancelFlag();
+            callbacks.cancelled = [cancel] { return cancel->load(); };
+            Expected<ModelRecord> model = work(callbacks);
+            const bool cancelled = !model && context.cancelled();  // a stored model stays stored
+            return std::make_pair(model, cancelled);
+        },
+        [this](const std::pair<Expected<ModelRecord>, bool> &outcome) {
+            onTrained(outcome.first, outcome.second);
+        });
 }
 
 void ModelsPanel::trainReference()
 {
     if (isBusy() || m_trainWorkload->count() == 0 || m_path.isEmpty())
         return;
-    const QString workload = m_trainWorkload->currentText();
-    const QString device = m_trainWorkload->currentData().toString();
-    beginJob(tr("Training a reference model on %1…").arg(workload));
-    QPointer<ModelsPanel> self(this);
-    runInBackground([self, path = m_path, workload, device, config = m_config] {
-        const Expected<WorkloadData> loaded = modeltasks::loadWorkload(path, workload, device);
-        QMetaObject::invokeMethod(self, [self, loaded, workload, config] {
-            if (!self)
-                return;
-            if (!loaded) {
-                self->endJob(tr("Could not load %1: %2").arg(workload, loaded.error()));
-                Q_EMIT self->failed(loaded.error());
-                return;
-            }
-            TrainingJob::TrainRequest request;
-            request.device = loaded->device;
-            request.deviceKind = loaded->kind;
-            request.workload = workload;
-            request.data = loaded->data;
-            request.config = config;
-            self->startTraining([request](TrainingJob &job) { return job.start(request); },
-                                loaded->data);
-        });
+    workflows::TrainRequest request;
+    request.databasePath = m_path;
+    request.workload = m_trainWorkload->currentText();
+    request.device = m_trainWorkload->currentData().toString();
+    request.config = m_config;
+    beginJob(tr("Training a reference model on %1…").arg(request.workload));
+    runTraining([request](const TrainingCallbacks &callbacks) {
+        return workflows::train(request, callbacks);
     });
 }
 
@@ -457,56 +463,36 @@ void ModelsPanel::transfer()
     const qint64 referenceId = m_referenceModel->currentData().toLongLong();
     if (isBusy() || referenceId <= 0 || m_targetWorkload->count() == 0 || m_path.isEmpty())
         return;
-    const QString workload = m_targetWorkload->currentText();
-    const QString device = m_targetWorkload->currentData().toString();
-    beginJob(tr("Transferring model %1 to %2…").arg(referenceId).arg(workload));
-    QPointer<ModelsPanel> self(this);
-    runInBackground([self, path = m_path, referenceId, workload, device] {
-        const modeltasks::TransferInputs inputs =
-            modeltasks::loadTransferInputs(path, referenceId, workload, device);
-        QMetaObject::invokeMethod(self, [self, inputs, workload] {
-            if (!self)
-                return;
-            if (!inputs.error.isEmpty()) {
-                self->endJob(tr("Could not transfer to %1: %2").arg(workload, inputs.error));
-                Q_EMIT self->failed(inputs.error);
-                return;
-            }
-            TrainingJob::TransferRequest request;
-            request.reference = inputs.reference;
-            request.device = inputs.target.device;
-            request.deviceKind = inputs.target.kind;
-            request.workload = workload;
-            request.data = inputs.target.data;
-            self->startTraining([request](TrainingJob &job) { return job.start(request); },
-                                inputs.target.data);
-        });
+    workflows::TransferRequest request;
+    request.databasePath = m_path;
+    request.referenceModelId = referenceId;
+    request.workload = m_targetWorkload->currentText();
+    request.device = m_targetWorkload->currentData().toString();
+    // Choosing a reference of another device kind is the consent to transfer across devices.
+    const QString referenceKind = m_referenceKinds.value(referenceId);
+    request.allowDeviceTransfer = referenceKind != kindOfWorkload(request.workload, request.device);
+    beginJob(request.allowDeviceTransfer
+                 ? tr("Transferring model %1 from %2 to %3…")
+                       .arg(referenceId)
+                       .arg(deviceName(referenceKind), request.workload)
+                 : tr("Transferring model %1 to %2…").arg(referenceId).arg(request.workload));
+    runTraining([request](const TrainingCallbacks &callbacks) {
+        return workflows::transfer(request, callbacks);
     });
 }
 
-void ModelsPanel::startTraining(const std::function<bool(TrainingJob &)> &start,
-                                const TrainingData &data)
+QString ModelsPanel::kindOfWorkload(const QString &workload, const QString &device) const
 {
-    if (m_cancel->load()) {
-        endJob(tr("Training cancelled; nothing was stored."));
-        Q_EMIT trainingCancelled();
-        return;
+    for (const WorkloadSummary &s : m_summaries) {
+        if (s.workload == workload && s.device == device)
+            return s.deviceKind;
     }
-    m_phase = Phase::Training;
-    m_jobData = data;
-    m_progress->setFormat(tr("starting…"));
-    m_clock.start();
-    if (!start(*m_job)) {
-        endJob(tr("A training is already running."));
-        return;
-    }
-    m_status->setText(m_status->text() + QLatin1Char(' ') +
-                      tr("%1 measured modes.").arg(data.size()));
+    return m_kind;
 }
 
 void ModelsPanel::onProgress(const TrainingProgress &p)
 {
-    if (m_phase != Phase::Training)
+    if (!m_training)
         return;
     const bool power = p.target == QLatin1String("power");
     (power ? m_powerLoss : m_timeLoss)
@@ -516,66 +502,46 @@ void ModelsPanel::onProgress(const TrainingProgress &p)
     const double done = (power ? perTarget : 0) + double(p.member) * p.epochs + p.epoch;
     const double fraction = std::clamp(done / (2 * perTarget), 0.0, 1.0);
     m_progress->setValue(int(fraction * kProgressSteps));
-    const double elapsed = m_clock.elapsed() / 1000.0;
+    if (fraction >= 1) {
+        m_progress->setFormat(tr("saving…"));
+        return;
+    }
     m_progress->setFormat(tr("%1 model, member %2/%3, epoch %4/%5 — %6")
                               .arg(power ? tr("power") : tr("time"))
                               .arg(p.member + 1)
                               .arg(p.members)
                               .arg(p.epoch)
                               .arg(p.epochs)
-                              .arg(fraction > 0.02 ? remaining(elapsed * (1 - fraction) / fraction)
-                                                   : tr("estimating time left")));
+                              .arg(m_timeLeft.text(fraction)));
 }
 
-void ModelsPanel::onFinished(const std::shared_ptr<PowerModel> &model)
+void ModelsPanel::onTrained(const Expected<ModelRecord> &model, bool cancelled)
 {
-    if (m_phase != Phase::Training || !model)
-        return;
-    if (m_cancel->load()) {  // finished just as it was cancelled: keep nothing
+    if (cancelled) {
         endJob(tr("Training cancelled; nothing was stored."));
         Q_EMIT trainingCancelled();
-        return;
+    } else if (!model) {
+        endJob(tr("Training failed: %1").arg(model.error()));
+        Q_EMIT failed(model.error());
+    } else {
+        endJob(tr("Model %1 of %2 stored.").arg(model->id).arg(model->workload));
+        m_selectAfterLoad = model->id;
+        reload();
+        Q_EMIT modelSaved(model->id, model->workload);
     }
-    m_phase = Phase::Saving;
-    m_progress->setValue(kProgressSteps);
-    m_progress->setFormat(tr("saving…"));
-    const double seconds = m_clock.elapsed() / 1000.0;
-    QPointer<ModelsPanel> self(this);
-    runInBackground([self, path = m_path, model, data = m_jobData, seconds, cancel = m_cancel] {
-        // The fit for the metrics needs libtorch, so it is computed here too.
-        const Expected<qint64> id = modeltasks::saveTrained(path, *model, data, seconds, *cancel);
-        const QString workload = model->record().workload;
-        QMetaObject::invokeMethod(self, [self, id, workload, cancelled = cancel->load()] {
-            if (!self)
-                return;
-            if (!id && cancelled) {
-                self->endJob(tr("Training cancelled; nothing was stored."));
-                Q_EMIT self->trainingCancelled();
-            } else if (!id) {
-                self->endJob(tr("Could not store the model: %1").arg(id.error()));
-                Q_EMIT self->failed(id.error());
-            } else {
-                self->endJob(tr("Model %1 of %2 stored.").arg(*id).arg(workload));
-                self->m_selectAfterLoad = *id;
-                self->reload();
-                Q_EMIT self->modelSaved(*id, workload);
-            }
-        });
-    });
 }
 
 void ModelsPanel::cancel()
 {
     if (!isBusy())
         return;
-    m_cancel->store(true);
-    m_job->cancel();
+    m_tasks->cancel(QStringLiteral("train"));
     m_status->setText(tr("Cancelling…"));
 }
 
 void ModelsPanel::endJob(const QString &message)
 {
-    m_phase = Phase::Idle;
+    m_training = false;
     m_progress->setVisible(false);
     m_cancelButton->setVisible(false);
     m_status->setText(message);

@@ -1,16 +1,12 @@
 #pragma once
 
-#include "predict/trainingjob.h"
+#include "backgroundtasks.h"
+#include "predict/regressor.h"
 #include "store/measurement.h"
 #include "store/modelrecord.h"
+#include "util/expected.h"
 
-#include <QElapsedTimer>
-#include <QFuture>
-#include <QList>
 #include <QWidget>
-
-#include <atomic>
-#include <memory>
 
 class QAction;
 class QComboBox;
@@ -20,12 +16,15 @@ class QPushButton;
 class QStackedWidget;
 class QTreeWidget;
 
-namespace ptwb::ui {
+namespace ptwb {
+struct TrainingProgress;
+namespace workflows {
+struct ModelOverview;
+struct StoredFit;
+}  // namespace workflows
+}  // namespace ptwb
 
-namespace modeltasks {
-struct Fit;
-struct Lists;
-}  // namespace modeltasks
+namespace ptwb::ui {
 
 class FitPlot;
 class LossPlot;
@@ -33,8 +32,9 @@ class LossPlot;
 // The Models view: the workloads and models in the store for one device kind; train a reference
 // model or transfer one to a workload with live loss curves, progress and cancel; and, for a
 // selected model, its MAPE and a predicted-vs-observed plot on the workload's measured modes.
-// Training runs in a TrainingJob; loading, saving and predicting run on worker threads with
-// their own store connection.
+// Reference models of other device kinds are offered too: choosing one transfers across devices
+// (AGX Orin -> Orin Nano). The work is the workflows' (workflows/modelworkflow.h), run by
+// BackgroundTasks with its own store connection.
 class ModelsPanel : public QWidget
 {
     Q_OBJECT
@@ -54,7 +54,7 @@ public:
     bool setTransferChoice(qint64 referenceModelId, const QString &targetWorkload);
     bool selectModel(qint64 id);
 
-    bool isBusy() const { return m_phase != Phase::Idle; }
+    bool isBusy() const { return m_training; }
     const QVector<ModelRecord> &models() const { return m_models; }
     LossPlot *timeLoss() const { return m_timeLoss; }
     LossPlot *powerLoss() const { return m_powerLoss; }
@@ -75,18 +75,17 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    enum class Phase { Idle, Loading, Training, Saving };
-
-    template<typename Work>
-    void runInBackground(Work work);
-    void showLists(const modeltasks::Lists &lists);
-    void showFit(const modeltasks::Fit &fit);
+    void showLists(const Expected<workflows::ModelOverview> &overview);
+    void fillReferences(const QVector<ModelRecord> &all, const QVariant &keep);
+    void showFit(qint64 id, const Expected<workflows::StoredFit> &fit);
     void loadFit(qint64 id);
     void beginJob(const QString &what);
-    void startTraining(const std::function<bool(TrainingJob &)> &start, const TrainingData &data);
+    template<typename Work>
+    void runTraining(Work work);
     void onProgress(const TrainingProgress &progress);
-    void onFinished(const std::shared_ptr<PowerModel> &model);
+    void onTrained(const Expected<ModelRecord> &model, bool cancelled);
     void endJob(const QString &message);
+    QString kindOfWorkload(const QString &workload, const QString &device) const;
     void updateActions();
     qint64 selectedModelId() const;
 
@@ -117,15 +116,11 @@ private:
     QAction *m_transferAction;
     QAction *m_cancelAction;
 
-    TrainingJob *m_job;
-    Phase m_phase = Phase::Idle;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    TrainingData m_jobData;  // what the running job trains on, for the saved model's metrics
-    QElapsedTimer m_clock;
-    quint64 m_listsGeneration = 0;
-    quint64 m_fitGeneration = 0;
+    BackgroundTasks *m_tasks;
+    bool m_training = false;
+    TimeLeft m_timeLeft;
+    QHash<qint64, QString> m_referenceKinds;  // reference model id -> its device kind
     qint64 m_selectAfterLoad = 0;
-    QList<QFuture<void>> m_tasks;
 };
 
 }  // namespace ptwb::ui

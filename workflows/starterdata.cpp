@@ -1,10 +1,9 @@
 #include "starterdata.h"
 
-#include "predict/modelfit.h"
+#include "modelworkflow.h"
 #include "simulatedcorpus.h"
 #include "store/importer.h"
 
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 
 namespace ptwb {
@@ -60,40 +59,23 @@ Status StarterData::prepareWithModels(const QString &dbPath, const QString &devi
 {
     const Expected<bool> imported = importCorpora(dbPath, deviceKind);
     if (!imported)
-        return Status::failure(imported.error(), imported.errorKind());
-    Expected<std::unique_ptr<Store>> store = Store::open(dbPath);
-    if (!store)
-        return Status::failure(store.error(), store.errorKind());
-    const QString device = deviceName(deviceKind);
-    const Expected<WorkloadData> reference =
-        WorkloadData::load(**store, QString::fromLatin1(kReferenceWorkload), device);
-    const Expected<WorkloadData> target =
-        WorkloadData::load(**store, QString::fromLatin1(kNewWorkload), device);
-    if (!reference || !target)
-        return Status::failure(!reference ? reference.error() : target.error());
-    QElapsedTimer clock;
-    clock.start();
-    Expected<PowerModel> model = PowerModel::train(
-        device, deviceKind, QString::fromLatin1(kReferenceWorkload), reference->data,
-        QStringLiteral("reference"), QStringLiteral("default"), 1);
-    if (!model)
-        return Status::failure(model.error(), model.errorKind());
-    // The in-sample metrics and the training time, as `ptwb train` and `transfer` keep them.
-    model->setMetrics(
-        ModelFit::of(*model, reference->data).trainingMetrics(clock.nsecsElapsed() / 1e9));
-    const Expected<qint64> id = (*store)->saveModel(model->toRecord());
-    if (!id)
-        return Status::failure(id.error());
-    model->setId(*id);
-    clock.restart();
-    Expected<PowerModel> transferred = model->transfer(
-        device, deviceKind, QString::fromLatin1(kNewWorkload), target->data, 1, false);
-    if (!transferred)
-        return Status::failure(transferred.error(), transferred.errorKind());
-    transferred->setMetrics(
-        ModelFit::of(*transferred, target->data).trainingMetrics(clock.nsecsElapsed() / 1e9));
-    const Expected<qint64> saved = (*store)->saveModel(transferred->toRecord());
-    return saved ? Status() : Status::failure(saved.error());
+        return passOn<Status>(imported);
+    // The reference model and its transfer, as the Models view and `ptwb train`/`transfer`
+    // make them.
+    workflows::TrainRequest train;
+    train.databasePath = dbPath;
+    train.workload = QString::fromLatin1(kReferenceWorkload);
+    train.device = deviceName(deviceKind);
+    const Expected<ModelRecord> reference = workflows::train(train);
+    if (!reference)
+        return passOn<Status>(reference);
+    workflows::TransferRequest transfer;
+    transfer.databasePath = dbPath;
+    transfer.referenceModelId = reference->id;
+    transfer.workload = QString::fromLatin1(kNewWorkload);
+    transfer.device = train.device;
+    const Expected<ModelRecord> transferred = workflows::transfer(transfer);
+    return transferred ? Status() : passOn<Status>(transferred);
 }
 
 }  // namespace ptwb

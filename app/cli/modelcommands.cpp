@@ -1,11 +1,10 @@
 #include "modelcommands.h"
 
-#include "predict/modelfit.h"
+#include "modelworkflow.h"
 #include "predict/powermodel.h"
 #include "store/store.h"
 #include "util/numbertext.h"
 
-#include <QElapsedTimer>
 #include <QJsonArray>
 
 namespace ptwb::cli {
@@ -43,16 +42,11 @@ TrainingCallbacks reporting(Output &output, bool everyEpoch)
     return callbacks;
 }
 
-int saveAndReport(Store &store, PowerModel &model, Output &output)
+int report(const ModelRecord &r, Output &output)
 {
-    const Expected<qint64> id = store.saveModel(model.toRecord());
-    if (!id)
-        return output.fail(id.error(), ErrorKind::Failed);
-    model.setId(*id);
-    const ModelRecord &r = model.record();
     if (output.json()) {
         QJsonObject object = r.metrics;
-        object.insert(QStringLiteral("model_id"), *id);
+        object.insert(QStringLiteral("model_id"), r.id);
         object.insert(QStringLiteral("workload"), r.workload);
         object.insert(QStringLiteral("device"), r.device);
         object.insert(QStringLiteral("kind"), r.deviceKind);
@@ -65,7 +59,7 @@ int saveAndReport(Store &store, PowerModel &model, Output &output)
         output.line(
             QStringLiteral("model %1: %2 model of '%3' on %4 (%5 configuration) from %6 "
                            "modes in %7 s; in-sample MAPE time %8 %, power %9 %")
-                .arg(*id)
+                .arg(r.id)
                 .arg(r.method, r.workload, r.deviceKind, r.config)
                 .arg(r.metrics.value(QStringLiteral("modes")).toInt())
                 .arg(r.metrics.value(QStringLiteral("seconds")).toDouble(), 0, 'f', 2)
@@ -109,29 +103,17 @@ int TrainCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
         return exitCode;
-    quint64 seed = 0;
-    if (!parseSeed(parser, &seed))
+    workflows::TrainRequest request;
+    if (!parseSeed(parser, &request.seed))
         return output.badUsage(QStringLiteral("--seed: expected a whole number >= 0"));
-    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
-    if (!store)
-        return output.fail(store.error(), store.errorKind());
-    const QString workload = parser.value(QStringLiteral("workload"));
-    const Expected<WorkloadData> loaded =
-        WorkloadData::load(**store, workload, parser.value(QStringLiteral("device")));
-    if (!loaded)
-        return output.fail(loaded.error(), loaded.errorKind());
-
-    QElapsedTimer timer;
-    timer.start();
-    Expected<PowerModel> model = PowerModel::train(
-        loaded->device, loaded->kind, workload, loaded->data,
-        parser.value(QStringLiteral("method")), parser.value(QStringLiteral("config")), seed,
-        reporting(output, parser.isSet(QStringLiteral("progress"))));
-    if (!model)
-        return output.fail(model.error(), model.errorKind());
-    model->setMetrics(
-        ModelFit::of(*model, loaded->data).trainingMetrics(timer.nsecsElapsed() / 1e9));
-    return saveAndReport(**store, *model, output);
+    request.databasePath = dbPath(parser);
+    request.workload = parser.value(QStringLiteral("workload"));
+    request.device = parser.value(QStringLiteral("device"));
+    request.method = parser.value(QStringLiteral("method"));
+    request.configName = parser.value(QStringLiteral("config"));
+    const Expected<ModelRecord> model =
+        workflows::train(request, reporting(output, parser.isSet(QStringLiteral("progress"))));
+    return model ? report(*model, output) : output.fail(model);
 }
 
 void TransferCommand::addOptions(QCommandLineParser &parser) const
@@ -156,6 +138,18 @@ void TransferCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption(progressOption());
 }
 
+QString TransferCommand::optionFor(InputField field) const
+{
+    switch (field) {
+    case InputField::Workload:
+        return QStringLiteral("to");
+    case InputField::Reference:
+        return QStringLiteral("from");
+    default:
+        return Command::optionFor(field);
+    }
+}
+
 int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
 {
     int exitCode = kExitOk;
@@ -166,60 +160,26 @@ int TransferCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.badUsage(QStringLiteral("missing --from (or --reference-model); see --help "
                                               "for the options"));
     }
-    quint64 seed = 0;
-    if (!parseSeed(parser, &seed))
+    workflows::TransferRequest request;
+    if (!parseSeed(parser, &request.seed))
         return output.badUsage(QStringLiteral("--seed: expected a whole number >= 0"));
-    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
-    if (!store)
-        return output.fail(store.error(), store.errorKind());
-    const QString workload = parser.value(QStringLiteral("to"));
-    const Expected<WorkloadData> loaded =
-        WorkloadData::load(**store, workload, parser.value(QStringLiteral("device")));
-    if (!loaded)
-        return output.fail(loaded.error(), loaded.errorKind());
-
-    const bool deviceTransfer = parser.isSet(QStringLiteral("device-transfer"));
-    Expected<ModelRecord> record = Expected<ModelRecord>::failure(QString());
     if (const QString id = parser.value(QStringLiteral("reference-model")); !id.isEmpty()) {
         bool ok = false;
-        record = (*store)->model(id.toLongLong(&ok));
-        if (!ok)
+        request.referenceModelId = id.toLongLong(&ok);
+        if (!ok || request.referenceModelId <= 0)
             return output.badUsage(
                 QStringLiteral("--reference-model: '%1' is not a model id").arg(id));
-    } else {
-        const QString from = parser.value(QStringLiteral("from"));
-        record = (*store)->latestModel(loaded->kind, from, QStringLiteral("reference"));
-        if (!record && deviceTransfer)
-            record = (*store)->latestModel(QString(), from, QStringLiteral("reference"));
-        if (!record && !deviceTransfer) {
-            // Say so when the only reference is for another device kind.
-            if (const auto other =
-                    (*store)->latestModel(QString(), from, QStringLiteral("reference"))) {
-                record = Expected<ModelRecord>::failure(
-                    QStringLiteral("the reference model of '%1' was trained on %2, but '%3' was "
-                                   "measured on %4; pass --device-transfer to adapt it across "
-                                   "devices")
-                        .arg(from, other->deviceKind, workload, loaded->kind),
-                    ErrorKind::BadInput);
-            }
-        }
     }
-    if (!record)
-        return output.fail(record.error(), record.errorKind());
-    const Expected<PowerModel> reference = PowerModel::fromRecord(*record);
-    if (!reference)
-        return output.fail(reference.error(), reference.errorKind());
-
-    QElapsedTimer timer;
-    timer.start();
-    Expected<PowerModel> model = reference->transfer(
-        loaded->device, loaded->kind, workload, loaded->data, seed, deviceTransfer,
-        reporting(output, parser.isSet(QStringLiteral("progress"))));
-    if (!model)
-        return output.fail(model.error(), model.errorKind());
-    model->setMetrics(
-        ModelFit::of(*model, loaded->data).trainingMetrics(timer.nsecsElapsed() / 1e9));
-    return saveAndReport(**store, *model, output);
+    request.databasePath = dbPath(parser);
+    request.referenceWorkload = parser.value(QStringLiteral("from"));
+    request.workload = parser.value(QStringLiteral("to"));
+    request.device = parser.value(QStringLiteral("device"));
+    request.allowDeviceTransfer = parser.isSet(QStringLiteral("device-transfer"));
+    const Expected<ModelRecord> model =
+        workflows::transfer(request, reporting(output, parser.isSet(QStringLiteral("progress"))));
+    if (!model && model.field() == InputField::Reference && request.referenceModelId > 0)
+        return output.badUsage(QStringLiteral("--reference-model: %1").arg(model.error()));
+    return model ? report(*model, output) : output.fail(model);
 }
 
 void PredictCommand::addOptions(QCommandLineParser &parser) const

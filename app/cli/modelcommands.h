@@ -29,6 +29,7 @@ public:
     }
     void addOptions(QCommandLineParser &parser) const override;
     int run(const QCommandLineParser &parser, Output &output) const override;
+    QString optionFor(InputField field) const override;
 };
 
 // ptwb predict --workload W: every mode of the device, to CSV or JSON.

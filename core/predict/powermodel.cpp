@@ -175,11 +175,11 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
 {
     using Result = Expected<PowerModel>;
     if (deviceKind != m_record.deviceKind && !allowDeviceTransfer) {
-        return Result::failure(
+        return Result::badInput(
+            InputField::DeviceTransfer,
             QStringLiteral("the reference model of '%1' was trained on %2, but '%3' was measured "
-                           "on %4; pass --device-transfer to adapt it across devices")
-                .arg(m_record.workload, m_record.deviceKind, workload, deviceKind),
-            ErrorKind::BadInput);
+                           "on %4; allow a transfer across device kinds to adapt it")
+                .arg(m_record.workload, m_record.deviceKind, workload, deviceKind));
     }
     useOneThread();
     PowerModel model;

@@ -22,10 +22,11 @@ inline double syntheticPower(const ptwb::PowerMode &m, double gpuWeight = 0.7)
         4.0 * (m.cpuKHz / 2.2016e6) * (m.cores / 12.0);
 }
 
-// `count` distinct random modes of the AGX Orin with synthetic measurements.
-inline ptwb::TrainingData syntheticData(int count, quint64 seed, double gpuWeight = 0.7)
+// `count` distinct random modes of a device kind with synthetic measurements.
+inline ptwb::TrainingData syntheticDataOf(const QString &kind, int count, quint64 seed,
+                                          double gpuWeight = 0.7)
 {
-    const ptwb::ModeSpace space(ptwb::DeviceSpec::builtin(QStringLiteral("orin-agx")).value());
+    const ptwb::ModeSpace space(ptwb::DeviceSpec::builtin(kind).value());
     std::mt19937_64 rng(seed);
     QVector<qint64> indices(space.size());
     std::iota(indices.begin(), indices.end(), 0);
@@ -39,6 +40,12 @@ inline ptwb::TrainingData syntheticData(int count, quint64 seed, double gpuWeigh
         data.ids.append(i + 1);
     }
     return data;
+}
+
+// The same on the AGX Orin.
+inline ptwb::TrainingData syntheticData(int count, quint64 seed, double gpuWeight = 0.7)
+{
+    return syntheticDataOf(QStringLiteral("orin-agx"), count, seed, gpuWeight);
 }
 
 // Small and quick, for tests: the shape of the default configuration at a fraction of the cost.

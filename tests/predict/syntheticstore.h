@@ -43,6 +43,27 @@ inline bool addSyntheticWorkload(ptwb::Store &store, const QString &workload, in
     return record.ok();
 }
 
+// Stores `count` synthetic measurements of a workload measured on a device of another kind
+// (no MAXN added), under the device name `kind`.
+inline bool addSyntheticWorkloadOn(ptwb::Store &store, const QString &kind, const QString &workload,
+                                   int count, quint64 seed, double gpuWeight = 0.5)
+{
+    const ptwb::TrainingData data = syntheticDataOf(kind, count, seed, gpuWeight);
+    QVector<ptwb::Measurement> rows;
+    for (int i = 0; i < data.size(); ++i) {
+        ptwb::Measurement m;
+        m.mode = data.modes[i];
+        m.timeMs = data.timeMs[i];
+        m.powerW = data.powerW[i];
+        m.source = QStringLiteral("import");
+        rows.append(m);
+    }
+    return store
+        .addImport(kind, kind, workload, workload + QStringLiteral(".csv"),
+                   QStringLiteral("%1-%2-%3-%4").arg(kind, workload).arg(count).arg(seed), rows)
+        .ok();
+}
+
 // A store file in `dir` with a reference workload "resnet" (300 modes) and a target "mobilenet"
 // (`targetModes` modes), both of a known synthetic law; empty when it cannot be made.
 inline QString makeSyntheticStore(const QTemporaryDir &dir, int targetModes)

@@ -129,10 +129,11 @@ private Q_SLOTS:
                                QStringLiteral("mobilenet"), nano, 1, false);
         QVERIFY(!refused.ok());
         QCOMPARE(refused.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(refused.field(), InputField::DeviceTransfer);  // ptwb names --device-transfer
         QCOMPARE(refused.error(),
                  QStringLiteral("the reference model of 'resnet' was trained on orin-agx, but "
-                                "'mobilenet' was measured on orin-nano; pass --device-transfer to "
-                                "adapt it across devices"));
+                                "'mobilenet' was measured on orin-nano; allow a transfer across "
+                                "device kinds to adapt it"));
         const Expected<PowerModel> allowed =
             reference.transfer(QStringLiteral("nano-1"), QStringLiteral("orin-nano"),
                                QStringLiteral("mobilenet"), nano, 1, true);

@@ -1,8 +1,10 @@
 #include "fitplot.h"
 #include "lossplot.h"
 #include "modelspanel.h"
+#include "modelworkflow.h"
 #include "predict/syntheticstore.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStackedWidget>
@@ -109,6 +111,57 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(fitShown.contains({transferredId}), kTimeout);
         QCOMPARE(panel.timeFit()->pointCount(), 60);
         QVERIFY(!panel.isBusy());
+    }
+
+    // PowerTrain's second claim from the window: a reference model of the AGX Orin adapted to a
+    // workload profiled on an Orin Nano, chosen in the Models view of the Orin Nano.
+    void transfersAcrossDeviceKinds()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 60);
+        QVERIFY(!path.isEmpty());
+        qint64 referenceId = 0;
+        {
+            auto store = Store::open(path);
+            QVERIFY(addSyntheticWorkloadOn(**store, QStringLiteral("orin-nano"),
+                                           QStringLiteral("nanonet"), 50, 9));
+            workflows::TrainRequest train;
+            train.databasePath = path;
+            train.workload = QStringLiteral("resnet");
+            train.config = tinyConfig(8);
+            const Expected<ModelRecord> reference = workflows::train(train);
+            QVERIFY2(reference, qPrintable(reference.error()));
+            referenceId = reference->id;
+        }
+        ModelsPanel panel;
+        QSignalSpy loaded(&panel, &ModelsPanel::listsLoaded);
+        QSignalSpy saved(&panel, &ModelsPanel::modelSaved);
+        QSignalSpy failed(&panel, &ModelsPanel::failed);
+        panel.setDeviceKind(QStringLiteral("orin-nano"));
+        panel.setDatabasePath(path);
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, kTimeout);
+        // The Orin Nano has no model of its own; the AGX Orin's reference is offered, labelled.
+        QVERIFY(panel.models().isEmpty());
+        const auto *references = panel.findChild<QComboBox *>(QStringLiteral("referenceModel"));
+        QVERIFY(references);
+        const int row = references->findData(referenceId);
+        QVERIFY(row >= 0);
+        QVERIFY2(references->itemText(row).contains(QStringLiteral("from Jetson AGX Orin")),
+                 qPrintable(references->itemText(row)));
+
+        QVERIFY(panel.setTransferChoice(referenceId, QStringLiteral("nanonet")));
+        panel.transfer();
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kTimeout);
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        auto store = Store::open(path);
+        const Expected<ModelRecord> adapted = (*store)->model(saved.first().at(0).toLongLong());
+        QVERIFY(adapted);
+        QCOMPARE(adapted->method, QStringLiteral("pt"));
+        QCOMPARE(adapted->workload, QStringLiteral("nanonet"));
+        QCOMPARE(adapted->deviceKind, QStringLiteral("orin-nano"));
+        QCOMPARE(adapted->referenceModelId, referenceId);
+        QTRY_COMPARE_WITH_TIMEOUT(panel.models().size(), 1, kTimeout);  // the Nano's own now
     }
 
     void cancelStoresNothing()

@@ -1,0 +1,212 @@
+#include "modelworkflow.h"
+#include "predict/syntheticstore.h"
+
+#include <QTest>
+
+#include <atomic>
+
+using namespace ptwb;
+
+namespace {
+
+predict::RegressorConfig tinyConfig(int epochs)
+{
+    predict::RegressorConfig config = quickConfig();
+    config.epochs = epochs;
+    return config;
+}
+
+workflows::TrainRequest trainRequest(const QString &path, const QString &workload, int epochs = 5)
+{
+    workflows::TrainRequest request;
+    request.databasePath = path;
+    request.workload = workload;
+    request.config = tinyConfig(epochs);
+    return request;
+}
+
+int storedModels(const QString &path)
+{
+    auto store = Store::open(path);
+    return store ? int((*store)->models()->size()) : -1;
+}
+
+}  // namespace
+
+// The train and transfer workflows without any widget: what `ptwb train`/`transfer`, the Models
+// view and the first run's starter data all call.
+class TestModelWorkflow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void trainStoresTheModelWithItsMetricsAndReportsEveryEpoch()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 60);
+        QVERIFY(!path.isEmpty());
+        QVector<TrainingProgress> seen;
+        TrainingCallbacks callbacks;
+        callbacks.progress = [&seen](const TrainingProgress &p) { seen.append(p); };
+        const Expected<ModelRecord> model =
+            workflows::train(trainRequest(path, QStringLiteral("resnet")), callbacks);
+        QVERIFY2(model, qPrintable(model.error()));
+        QVERIFY(model->id > 0);
+        QCOMPARE(model->method, QStringLiteral("reference"));
+        QCOMPARE(model->deviceKind, QStringLiteral("orin-agx"));
+        QCOMPARE(model->metrics.value(QStringLiteral("modes")).toInt(), 300);  // MAXN among them
+        QVERIFY(model->metrics.value(QStringLiteral("time_mape_train")).toDouble() > 0);
+        QVERIFY(model->metrics.value(QStringLiteral("seconds")).toDouble() > 0);
+
+        // time: 2 members x 5 epochs, then power: the same, in order.
+        QCOMPARE(seen.size(), 20);
+        for (int i = 0; i < seen.size(); ++i) {
+            QCOMPARE(seen[i].target, i < 10 ? QStringLiteral("time") : QStringLiteral("power"));
+            QCOMPARE(seen[i].member, (i % 10) / 5);
+            QCOMPARE(seen[i].epoch, i % 5 + 1);
+        }
+        auto store = Store::open(path);
+        const Expected<ModelRecord> stored = (*store)->latestModel(
+            QStringLiteral("orin-agx"), QStringLiteral("resnet"), QStringLiteral("reference"));
+        QVERIFY(stored);
+        QCOMPARE(stored->id, model->id);
+        QCOMPARE(stored->metrics, model->metrics);
+    }
+
+    void transferAdaptsTheNewestReferenceOfTheKind()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        const Expected<ModelRecord> older =
+            workflows::train(trainRequest(path, QStringLiteral("resnet")));
+        const Expected<ModelRecord> newer =
+            workflows::train(trainRequest(path, QStringLiteral("resnet")));
+        QVERIFY(older && newer);
+        workflows::TransferRequest request;
+        request.databasePath = path;
+        request.referenceWorkload = QStringLiteral("resnet");
+        request.workload = QStringLiteral("mobilenet");
+        const Expected<ModelRecord> pt = workflows::transfer(request);
+        QVERIFY2(pt, qPrintable(pt.error()));
+        QCOMPARE(pt->method, QStringLiteral("pt"));
+        QCOMPARE(pt->referenceModelId, newer->id);
+        QCOMPARE(pt->metrics.value(QStringLiteral("modes")).toInt(), 50);
+        QCOMPARE(storedModels(path), 3);
+    }
+
+    void aReferenceOfAnotherKindNeedsConsent()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        {
+            auto store = Store::open(path);
+            QVERIFY(addSyntheticWorkloadOn(**store, QStringLiteral("orin-nano"),
+                                           QStringLiteral("nanonet"), 40, 7));
+        }
+        const Expected<ModelRecord> reference =
+            workflows::train(trainRequest(path, QStringLiteral("resnet")));
+        QVERIFY(reference);
+        workflows::TransferRequest request;
+        request.databasePath = path;
+        request.referenceWorkload = QStringLiteral("resnet");
+        request.workload = QStringLiteral("nanonet");
+
+        const Expected<ModelRecord> refused = workflows::transfer(request);
+        QVERIFY(!refused);
+        QCOMPARE(refused.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(refused.field(), InputField::DeviceTransfer);
+        QVERIFY2(refused.error().contains(QStringLiteral("orin-agx")) &&
+                     refused.error().contains(QStringLiteral("orin-nano")) &&
+                     !refused.error().contains(QStringLiteral("--")),
+                 qPrintable(refused.error()));
+        QCOMPARE(storedModels(path), 1);
+
+        request.allowDeviceTransfer = true;
+        const Expected<ModelRecord> adapted = workflows::transfer(request);
+        QVERIFY2(adapted, qPrintable(adapted.error()));
+        QCOMPARE(adapted->deviceKind, QStringLiteral("orin-nano"));
+        QCOMPARE(adapted->referenceModelId, reference->id);
+
+        // findReference itself: the same kind wins over a newer one of another kind.
+        auto store = Store::open(path);
+        const Expected<ModelRecord> none = workflows::findReference(
+            **store, QStringLiteral("nanonet"), QStringLiteral("orin-agx"), true);
+        QVERIFY(!none);  // nanonet has no reference model at all
+        QCOMPARE(none.errorKind(), ErrorKind::BadInput);
+    }
+
+    void anUnknownReferenceModelIsBadInputAboutTheReference()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        workflows::TransferRequest request;
+        request.databasePath = path;
+        request.referenceModelId = 42;
+        request.workload = QStringLiteral("mobilenet");
+        const Expected<ModelRecord> missing = workflows::transfer(request);
+        QVERIFY(!missing);
+        QCOMPARE(missing.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(missing.field(), InputField::Reference);
+    }
+
+    void cancelStopsWithinOneEpochAndStoresNothing()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        std::atomic<bool> cancel = false;
+        int afterCancel = 0;
+        TrainingCallbacks callbacks;
+        callbacks.progress = [&](const TrainingProgress &) {
+            if (cancel)
+                ++afterCancel;
+            cancel = true;
+        };
+        callbacks.cancelled = [&cancel] { return cancel.load(); };
+        const Expected<ModelRecord> model =
+            workflows::train(trainRequest(path, QStringLiteral("resnet"), 1000), callbacks);
+        QVERIFY(!model);
+        QVERIFY2(model.error().contains(QStringLiteral("cancelled")), qPrintable(model.error()));
+        // The epoch under way when the flag was set may still report; no later one does.
+        QVERIFY2(afterCancel <= 1, qPrintable(QString::number(afterCancel)));
+        QCOMPARE(storedModels(path), 0);
+    }
+
+    void tooFewModesAreReportedAndNothingIsStored()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("few.sqlite"));
+        {
+            auto store = Store::open(path);
+            QVERIFY(store);
+            QVERIFY(addSyntheticWorkloadOn(**store, QStringLiteral("orin-agx"),
+                                           QStringLiteral("few"), 3, 1));
+        }
+        const Expected<ModelRecord> model =
+            workflows::train(trainRequest(path, QStringLiteral("few")));
+        QVERIFY(!model);
+        QCOMPARE(model.error(),
+                 QStringLiteral("workload 'few': training needs at least 8 profiled modes; got 3"));
+        QCOMPARE(storedModels(path), 0);
+    }
+
+    void theOverviewAndAStoredFitComeFromTheStore()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        const Expected<ModelRecord> reference =
+            workflows::train(trainRequest(path, QStringLiteral("resnet")));
+        QVERIFY(reference);
+        const Expected<workflows::ModelOverview> overview = workflows::modelOverview(path);
+        QVERIFY(overview);
+        QCOMPARE(overview->workloads.size(), 2);
+        QCOMPARE(overview->models.size(), 1);
+        const Expected<workflows::StoredFit> fit = workflows::storedFit(path, reference->id);
+        QVERIFY2(fit, qPrintable(fit.error()));
+        QCOMPARE(fit->fit.observed.size(), 300);
+        QCOMPARE(fit->fit.predicted.timeMs.size(), 300);
+        QVERIFY(!workflows::storedFit(path, 999));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelWorkflow)
+#include "test_modelworkflow.moc"
