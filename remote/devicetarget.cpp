@@ -50,8 +50,7 @@ Expected<DeviceTarget> DeviceTarget::parse(const QString &input)
                                   "for it when needed"));
     if (!url.path().isEmpty() || url.hasQuery() || url.hasFragment())
         return bad(QStringLiteral("unexpected path, query or fragment"));
-    static const QRegularExpression userPattern(QStringLiteral("^[A-Za-z0-9._][A-Za-z0-9._-]*$"));
-    if (!userPattern.match(url.userName()).hasMatch())
+    if (!isValidUser(url.userName()))
         return bad(QStringLiteral("'%1' is not a valid user name").arg(url.userName()));
     target.kind = Kind::Ssh;
     target.user = url.userName();
@@ -60,6 +59,12 @@ Expected<DeviceTarget> DeviceTarget::parse(const QString &input)
     if (target.port < 1 || target.port > 65535)
         return bad(QStringLiteral("port out of range"));
     return target;
+}
+
+bool DeviceTarget::isValidUser(const QString &user)
+{
+    static const QRegularExpression userPattern(QStringLiteral("^[A-Za-z0-9._][A-Za-z0-9._-]*$"));
+    return userPattern.match(user).hasMatch();
 }
 
 QString DeviceTarget::toString() const

@@ -19,6 +19,9 @@ struct DeviceTarget
     int port = 22;
 
     static Expected<DeviceTarget> parse(const QString &text);
+    // A login name an ssh:// target accepts: letters, digits, '.', '_' and '-', not starting
+    // with '-' (it would read as an option).
+    static bool isValidUser(const QString &user);
     QString toString() const;
     // What a person sees: "simulated AGX Orin (orin-agx)" or "user@host:port".
     QString displayName() const;

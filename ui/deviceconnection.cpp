@@ -1,27 +1,11 @@
 #include "deviceconnection.h"
 
 #include "deviceclient.h"
-#include "devicetarget.h"
 #include "devicetransports.h"
-#include "localprocesstransport.h"
-#include "simulatorlauncher.h"
-#include "starterdata.h"
 
 #include <QWidget>
 
 namespace ptwb::ui {
-
-namespace {
-
-QString simulatedKind(const DeviceEntry &entry)
-{
-    if (!entry.simulated())
-        return QString();
-    const Expected<DeviceTarget> target = DeviceTarget::parse(entry.target);
-    return target ? target->deviceKind : QString();
-}
-
-}  // namespace
 
 DeviceConnection::DeviceConnection(QWidget *window)
     : QObject(window)
@@ -33,14 +17,19 @@ DeviceConnection::~DeviceConnection() = default;
 
 Status DeviceConnection::connectTo(const DeviceEntry &entry)
 {
-    Expected<Transport *> transport = deviceTransport(entry, m_window);
+    Expected<workflows::DeviceEndpoint> endpoint = deviceEndpoint(entry, m_window);
+    if (!endpoint)
+        return passOn<Status>(endpoint);
+    Expected<Transport *> transport = endpoint->connect();
     if (!transport)
-        return Status::failure(transport.error(), transport.errorKind());
+        return passOn<Status>(transport);
     m_entry = entry;
+    m_endpoint = std::move(endpoint).value();
     std::unique_ptr<DeviceClient> old = std::move(m_client);
     m_client = std::make_unique<DeviceClient>(*transport);
     connect(m_client.get(), &DeviceClient::ready, this, &DeviceConnection::onReady);
-    const QString kind = simulatedKind(entry);
+    // A simulated device's kind is in its target; a real one's comes with its hello.
+    const QString kind = m_endpoint.simulated ? m_endpoint.kind : QString();
     const bool kindChanged = kind != m_kind;
     m_kind = kind;
     Q_EMIT clientChanged(m_client.get());
@@ -59,47 +48,24 @@ void DeviceConnection::onReady(const DeviceInfo &info)
     Q_EMIT deviceKindChanged(m_kind);
 }
 
-QString DeviceConnection::storeName() const
+workflows::DeviceEndpoint DeviceConnection::sweepEndpoint() const
 {
-    return m_entry.simulated() ? StarterData::deviceName(m_kind) : m_entry.name;
+    if (!isConnected())
+        return {};
+    workflows::DeviceEndpoint endpoint = m_endpoint;
+    endpoint.kind = m_kind;
+    return endpoint;
 }
 
-SweepTarget DeviceConnection::sweepTarget() const
+workflows::DeviceEndpoint DeviceConnection::applyEndpoint() const
 {
-    SweepTarget target;
-    target.deviceName = storeName();
-    target.deviceKind = m_kind;
-    target.simulated = m_entry.simulated();
-    target.address = m_entry.target;
-    const DeviceEntry entry = m_entry;
-    QWidget *window = m_window;
-    target.makeTransport = [entry, window] { return deviceTransport(entry, window); };
-    return target;
-}
-
-ApplyTarget DeviceConnection::applyTarget() const
-{
-    ApplyTarget target;
-    target.name = m_entry.name;
-    target.deviceKind = m_kind;
-    if (m_entry.simulated()) {
-        // The simulated device at real speed: the armed revert's deadline is in device seconds,
-        // and the countdown a person watches is in wall seconds.
-        SimulatorOptions options;
-        options.deviceKind = m_kind;
-        options.speed = 1;
-        target.connect = [options]() -> Expected<Transport *> {
-            Expected<LocalProcessTransport *> t = SimulatorLauncher::transport(options);
-            if (!t)
-                return Expected<Transport *>::failure(t.error());
-            return static_cast<Transport *>(*t);
-        };
-    } else {
-        const DeviceEntry entry = m_entry;
-        QWidget *window = m_window;
-        target.connect = [entry, window] { return deviceTransport(entry, window); };
-    }
-    return target;
+    if (!isConnected())
+        return {};
+    Expected<workflows::DeviceEndpoint> endpoint = deviceEndpoint(m_entry, m_window, 1);
+    if (!endpoint)
+        return {};
+    endpoint->kind = m_kind;
+    return std::move(endpoint).value();
 }
 
 }  // namespace ptwb::ui

@@ -1,8 +1,7 @@
 #pragma once
 
+#include "deviceendpoint.h"
 #include "devicelist.h"
-#include "explorepanel.h"
-#include "sweepsession.h"
 #include "util/expected.h"
 
 #include <QObject>
@@ -38,10 +37,13 @@ public:
     const QString &deviceKind() const { return m_kind; }
     // The name the store keeps its measurements under: simulated-KIND for a simulated Jetson
     // (never mistaken for a real one), the person's name for a real one.
-    QString storeName() const;
+    QString storeName() const { return m_endpoint.storeName; }
 
-    SweepTarget sweepTarget() const;
-    ApplyTarget applyTarget() const;
+    // The device for a sweep's own connections (invalid when not connected).
+    workflows::DeviceEndpoint sweepEndpoint() const;
+    // The same for Apply: a simulated device keeps real time there, since the armed revert's
+    // deadline is in device seconds and the countdown a person watches in wall seconds.
+    workflows::DeviceEndpoint applyEndpoint() const;
 
 Q_SIGNALS:
     // Before the old client is deleted; the kind is already the new device's when known.
@@ -53,6 +55,7 @@ private:
 
     QWidget *m_window;
     DeviceEntry m_entry;
+    workflows::DeviceEndpoint m_endpoint;
     QString m_kind;
     std::unique_ptr<DeviceClient> m_client;
 };

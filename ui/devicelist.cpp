@@ -117,10 +117,9 @@ DeviceFieldsCheck checkDeviceFields(const DeviceFields &fields,
     }
 
     const QString user = fields.user.trimmed();
-    static const QRegularExpression userPattern(QStringLiteral("^[A-Za-z0-9._][A-Za-z0-9._-]*$"));
     if (user.isEmpty())
         return refuse(QStringLiteral("user"), tr("User: enter the login name on the device."));
-    if (!userPattern.match(user).hasMatch()) {
+    if (!DeviceTarget::isValidUser(user)) {
         return refuse(
             QStringLiteral("user"),
             tr("User: '%1' is not a valid user name (letters, digits, '.', '_', '-').").arg(user));

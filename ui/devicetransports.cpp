@@ -1,47 +1,34 @@
 #include "devicetransports.h"
 
 #include "devicelist.h"
-#include "devicetarget.h"
 #include "dialogsshprompts.h"
-#include "localprocesstransport.h"
-#include "simulatorlauncher.h"
-#include "sshlaunch.h"
-#include "sshtransport.h"
 
 #include <memory>
 
 namespace ptwb::ui {
 
-Expected<Transport *> deviceTransport(const QString &text, bool sudo, QWidget *window,
-                                      const QString &keyFile)
+Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWidget *window,
+                                                   double simulatorSpeed)
 {
-    using Result = Expected<Transport *>;
-    Expected<DeviceTarget> target = DeviceTarget::parse(text);
-    if (!target)
-        return Result::failure(target.error(), target.errorKind());
-    if (target->kind == DeviceTarget::Kind::Ssh) {
-        Expected<SshLaunch> agent = SshLaunches::agent();
-        if (!agent)
-            return Result::failure(agent.error());
-        SshOptions options = SshLaunches::optionsFor(*target);
-        options.launch = *agent;
-        options.useSudo = sudo;
-        if (!keyFile.isEmpty())
-            options.identityFiles.prepend(keyFile);
-        options.prompts = std::make_shared<DialogSshPrompts>(window);
-        return static_cast<Transport *>(new SshTransport(options));
-    }
-    SimulatorOptions options;
-    options.deviceKind = target->deviceKind;
-    Expected<LocalProcessTransport *> local = SimulatorLauncher::transport(options);
-    if (!local)
-        return Result::failure(local.error());
-    return static_cast<Transport *>(*local);
+    workflows::ConnectionOptions options;
+    options.sudo = entry.sudo;
+    if (!entry.keyFile.isEmpty())
+        options.identityFiles.append(entry.keyFile);
+    options.prompts = std::make_shared<DialogSshPrompts>(window);
+    options.deviceName = entry.name;
+    options.simulatorSpeed = simulatorSpeed;
+    Expected<workflows::DeviceEndpoint> endpoint = workflows::endpoint(entry.target, options);
+    if (endpoint && !entry.name.isEmpty())
+        endpoint->name = entry.name;  // what the person calls it, in the views and dialogs
+    return endpoint;
 }
 
 Expected<Transport *> deviceTransport(const DeviceEntry &entry, QWidget *window)
 {
-    return deviceTransport(entry.target, entry.sudo, window, entry.keyFile);
+    const Expected<workflows::DeviceEndpoint> endpoint = deviceEndpoint(entry, window);
+    if (!endpoint)
+        return passOn<Expected<Transport *>>(endpoint);
+    return endpoint->connect();
 }
 
 }  // namespace ptwb::ui

@@ -1,8 +1,7 @@
 #pragma once
 
+#include "deviceendpoint.h"
 #include "util/expected.h"
-
-#include <QString>
 
 class QWidget;
 
@@ -14,14 +13,14 @@ namespace ptwb::ui {
 
 struct DeviceEntry;
 
-// The window's way from a target text to a transport (the caller owns it; hand it to a
-// DeviceClient). sim:KIND starts the simulated Jetson; ssh://USER@HOST[:PORT] uploads and runs
-// the agent, asking the person through dialogs over `window` (host key with its fingerprint,
-// passphrase, password). `keyFile`, when given, is tried before the SSH agent's and the default
-// keys; `sudo` runs the agent through `sudo -n`. A bad target is an error naming it.
-Expected<Transport *> deviceTransport(const QString &target, bool sudo, QWidget *window,
-                                      const QString &keyFile = QString());
-// The same for an entry of the Devices panel.
+// The window's way to a device of the Devices panel: the entry's options (its key file, tried
+// before the SSH agent's and the default keys; sudo; its name, under which a real device's
+// measurements are stored) and SSH questions asked in dialogs over `window` (host key with its
+// fingerprint, passphrase, password). `simulatorSpeed`: the simulated device's clock (Apply
+// wants real time). A bad target is BadInput naming it.
+Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWidget *window,
+                                                   double simulatorSpeed = 50);
+// A transport to the entry's device, for a DeviceClient (the caller owns it).
 Expected<Transport *> deviceTransport(const DeviceEntry &entry, QWidget *window);
 
 }  // namespace ptwb::ui

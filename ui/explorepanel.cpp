@@ -394,26 +394,28 @@ QString ExplorePanel::tooltipFor(int index) const
     return text;
 }
 
-void ExplorePanel::setApplyTarget(const ApplyTarget &target)
+void ExplorePanel::setApplyDevice(const workflows::DeviceEndpoint &device,
+                                  const ModeApplier::Options &options)
 {
-    m_target = target;
+    m_applyDevice = device;
+    m_applyOptions = options;
     updateApplyAvailability();
 }
 
 void ExplorePanel::updateApplyAvailability()
 {
-    if (!m_target.connect) {
+    if (!m_applyDevice.isValid()) {
         m_card->setApplyAvailable(false, tr("Connect to a device first (Devices)"));
-    } else if (m_space && m_space->deviceKind() != m_target.deviceKind) {
+    } else if (m_space && m_space->deviceKind() != m_applyDevice.kind) {
         m_card->setApplyAvailable(false,
                                   tr("These modes are for %1; the device is a %2")
-                                      .arg(m_space->deviceKind(), m_target.deviceKind));
+                                      .arg(m_space->deviceKind(), m_applyDevice.kind));
     } else {
         m_card->setApplyAvailable(
             true,
             tr("Apply this mode to %1 (Ctrl+Shift+A). It goes back to its current mode "
                "by itself unless the change is confirmed.")
-                .arg(m_target.name));
+                .arg(m_applyDevice.name));
     }
 }
 
@@ -426,8 +428,8 @@ void ExplorePanel::askToApply(int index)
         QMessageBox::Question, tr("Apply a power mode"),
         tr("Apply %1 (%2) to %3?\n\nThe device goes back to its current mode by itself unless "
            "the change is confirmed; you can cancel during the %4 s countdown.")
-            .arg(mode.toShort(), mode.toCanonical(), m_target.name)
-            .arg(m_target.options.keepAfterSeconds),
+            .arg(mode.toShort(), mode.toCanonical(), m_applyDevice.name)
+            .arg(m_applyOptions.keepAfterSeconds),
         QMessageBox::Yes | QMessageBox::Cancel, this);
     m_confirm->setObjectName(QStringLiteral("applyConfirmBox"));
     m_confirm->setDefaultButton(QMessageBox::Yes);
@@ -445,7 +447,7 @@ void ExplorePanel::askToApply(int index)
 
 void ExplorePanel::startApply(const PowerMode &mode)
 {
-    m_applier = std::make_unique<ModeApplier>(m_target.connect, m_target.options);
+    m_applier = std::make_unique<ModeApplier>(m_applyDevice.connect, m_applyOptions);
     connect(m_applier.get(), &ModeApplier::phaseChanged, this,
             [this](ModeApplier::Phase phase, const QString &text) {
                 if (phase != ModeApplier::Phase::Done)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "deviceendpoint.h"
 #include "modeapplier.h"
 #include "optimize/tradeoffspace.h"
 
@@ -20,15 +21,6 @@ class RecommendationCard;
 class TradeoffChart;
 struct TimeUnit;
 
-// Where Apply sends a mode: the device the window is connected to.
-struct ApplyTarget
-{
-    QString name;  // "Simulated Jetson AGX Orin", "nvidia@orin:22"
-    QString deviceKind;
-    ModeApplier::Connect connect;  // empty: nothing to apply to
-    ModeApplier::Options options;
-};
-
 // The main view: every mode of the device in power vs time (predicted cloud, profiled points,
 // observed and predicted fronts), the budget sliders, the recommendation card and Apply. The
 // store and the model are read on a worker; the sliders only run core's O(log n) query.
@@ -42,7 +34,10 @@ public:
 
     void setDatabasePath(const QString &path);
     void setDeviceKind(const QString &kind);
-    void setApplyTarget(const ApplyTarget &target);
+    // Where Apply sends a mode: the device the window is connected to (an invalid endpoint:
+    // nothing to apply to), with how the applier waits and confirms.
+    void setApplyDevice(const workflows::DeviceEndpoint &device,
+                        const ModeApplier::Options &options = {});
 
     // What the view shows (normally loaded from the store; tests may hand one in).
     void setSpace(std::shared_ptr<const TradeoffSpace> space);
@@ -91,7 +86,8 @@ private:
     QString m_dbPath;
     QString m_kind = QStringLiteral("orin-agx");
     std::shared_ptr<const TradeoffSpace> m_space;
-    ApplyTarget m_target;
+    workflows::DeviceEndpoint m_applyDevice;
+    ModeApplier::Options m_applyOptions;
     std::unique_ptr<ModeApplier> m_applier;
     QMessageBox *m_confirm = nullptr;
     QList<QFuture<void>> m_tasks;  // waited for on destruction

@@ -238,8 +238,8 @@ void MainWindow::wireViews()
     connect(m_connection, &DeviceConnection::clientChanged, this, [this](DeviceClient *client) {
         setDeviceClient(client);
         m_devices->setClient(client);
-        m_sweep->setTarget(m_connection->sweepTarget());
-        m_explore->setApplyTarget(m_connection->applyTarget());
+        m_sweep->setDevice(m_connection->sweepEndpoint());
+        m_explore->setApplyDevice(m_connection->applyEndpoint());
     });
     connect(m_connection, &DeviceConnection::deviceKindChanged, this, &MainWindow::setDeviceKind);
 }
@@ -263,8 +263,8 @@ void MainWindow::setDeviceKind(const QString &kind)
     m_models->setDeviceKind(kind);
     m_compare->setDeviceKind(kind);
     if (m_connection->isConnected()) {
-        m_sweep->setTarget(m_connection->sweepTarget());
-        m_explore->setApplyTarget(m_connection->applyTarget());
+        m_sweep->setDevice(m_connection->sweepEndpoint());
+        m_explore->setApplyDevice(m_connection->applyEndpoint());
     }
 }
 

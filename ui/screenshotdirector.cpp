@@ -156,7 +156,7 @@ void ScreenshotDirector::stageExplore()
 void ScreenshotDirector::stageSweep()
 {
     SweepPanel *sweep = m_window->sweep();
-    SweepRequest request = sweep->request();
+    workflows::SweepRequest request = sweep->request();
     request.workload = QString::fromLatin1(StarterData::kNewWorkload);
     request.modeSet = QStringLiteral("random:24");
     request.minibatches = 40;

@@ -356,15 +356,14 @@ void SweepPanel::setDatabasePath(const QString &path)
     setState(m_state);
 }
 
-void SweepPanel::setTarget(const SweepTarget &target)
+void SweepPanel::setDevice(const workflows::DeviceEndpoint &device)
 {
-    m_session->setTarget(target);
-    m_hasTarget = bool(target.makeTransport);
+    m_session->setDevice(device);
+    m_hasTarget = device.isValid();
     m_deviceLabel->setText(
-        m_hasTarget
-            ? tr("Device: %1 (%2)").arg(target.deviceName, deviceKindLabel(target.deviceKind))
-            : tr("No device"));
-    m_simulatedBadge->setVisible(m_hasTarget && target.simulated);
+        m_hasTarget ? tr("Device: %1 (%2)").arg(device.storeName, deviceKindLabel(device.kind))
+                    : tr("No device"));
+    m_simulatedBadge->setVisible(m_hasTarget && device.simulated);
     setState(m_state);
 }
 
@@ -378,9 +377,9 @@ qint64 SweepPanel::sweepId() const
     return m_session->sweepId();
 }
 
-SweepRequest SweepPanel::request() const
+workflows::SweepRequest SweepPanel::request() const
 {
-    SweepRequest r;
+    workflows::SweepRequest r;
     r.workload = m_workload->currentText();
     const QString n = QString::number(m_modeCount->value());
     switch (m_modeKind->currentIndex()) {
@@ -403,7 +402,7 @@ SweepRequest SweepPanel::request() const
     return r;
 }
 
-void SweepPanel::setRequest(const SweepRequest &r)
+void SweepPanel::setRequest(const workflows::SweepRequest &r)
 {
     if (const int i = m_workload->findText(r.workload); i >= 0)
         m_workload->setCurrentIndex(i);

@@ -33,14 +33,14 @@ public:
     ~SweepPanel() override;
 
     void setDatabasePath(const QString &path);
-    void setTarget(const SweepTarget &target);  // the window's current device
+    void setDevice(const workflows::DeviceEndpoint &device);  // the window's current device
     bool isRunning() const;
     // The sweep shown (the last one started or resumed here), 0 before the first.
     qint64 sweepId() const;
 
     // The plan in the controls; setRequest fills them (e.g. from saved settings).
-    SweepRequest request() const;
-    void setRequest(const SweepRequest &request);
+    workflows::SweepRequest request() const;
+    void setRequest(const workflows::SweepRequest &request);
 
     SweepResultsModel *results() const { return m_results; }
 

@@ -1,7 +1,6 @@
 #include "sweepsession.h"
 
 #include "store/store.h"
-#include "sweepsetup.h"
 #include "wire.h"
 
 #include <QJsonDocument>
@@ -35,35 +34,23 @@ public:
         }
     }
 
-    void start(const QString &path, const SweepTarget &target, const SweepRequest &request)
+    void start(const QString &path, const workflows::DeviceEndpoint &device,
+               const workflows::SweepRequest &request)
     {
         if (!openStore(path))
             return;
-        SweepPlan plan;
-        plan.device = target.deviceName;
-        plan.deviceKind = target.deviceKind;
-        plan.workload = request.workload;
-        plan.target = target.address.isEmpty() ? target.deviceName : target.address;
-        plan.modeSet = request.modeSet;
-        WorkloadSpec workload;
-        workload.builtin = request.workload;
-        plan.run =
-            QString::fromUtf8(QJsonDocument(workload.toJson()).toJson(QJsonDocument::Compact));
-        plan.minibatches = request.minibatches;
-        plan.repeats = request.repeats;
-        plan.seed = request.seed;
-        Expected<qint64> created = SweepSetup::create(*m_store, plan);
+        Expected<qint64> created = workflows::planSweep(*m_store, request, {device});
         if (!created) {
             fail(0, created.error());
             return;
         }
-        run(*created, target);
+        run(*created, device);
     }
 
-    void resume(const QString &path, const SweepTarget &target, qint64 sweepId)
+    void resume(const QString &path, const workflows::DeviceEndpoint &device, qint64 sweepId)
     {
         if (openStore(path))
-            run(sweepId, target);
+            run(sweepId, device);
     }
 
     // Ends the run, leaving the sweep in `state` (paused or cancelled). Without a run, a sweep
@@ -117,7 +104,7 @@ private:
         });
     }
 
-    void run(qint64 sweepId, const SweepTarget &target)
+    void run(qint64 sweepId, const workflows::DeviceEndpoint &device)
     {
         Expected<SweepRecord> record = SweepStore(*m_store).load(sweepId);
         if (!record) {
@@ -131,10 +118,13 @@ private:
         m_lastPowerT = -1;
         m_lastIndex = -1;
         m_liveDirty = m_progressDirty = m_itemJustRecorded = false;
-        const QString name = target.address.isEmpty() ? target.deviceName : target.address;
-        m_runner = new SweepRunner(*m_store, sweepId, {SweepDevice {name, target.makeTransport}},
-                                   SweepRunner::Options(), this);
-        SweepSetup::configure(*m_runner, *m_store, *record);
+        Expected<std::unique_ptr<SweepRunner>> runner =
+            workflows::sweepRunner(*m_store, sweepId, {device}, this);
+        if (!runner) {
+            fail(sweepId, runner.error());
+            return;
+        }
+        m_runner = runner->release();  // a child: deleted before m_store
         connect(m_runner, &SweepRunner::progress, this, [this](const SweepProgress &p) {
             m_progress = p;
             m_progressDirty = true;
@@ -212,7 +202,6 @@ private:
             if (Status changed = SweepStore(*m_store).setState(m_sweepId, state); !changed)
                 text = changed.error();
         }
-        text.remove(QStringLiteral(" (run again with --resume)"));  // the command line's advice
         m_runner->deleteLater();  // not inside its own signal
         m_runner = nullptr;
         post([id = m_sweepId, state, text](SweepSession &s) { Q_EMIT s.stopped(id, state, text); });
@@ -267,17 +256,17 @@ void SweepSession::launch(const std::function<void(SweepWorker &)> &work)
         worker, [worker, work] { work(*worker); }, Qt::QueuedConnection);
 }
 
-void SweepSession::start(const SweepRequest &request)
+void SweepSession::start(const workflows::SweepRequest &request)
 {
     if (m_running)
         return;
     m_running = true;
     m_state = QStringLiteral("running");
-    SweepRequest r = request;
+    workflows::SweepRequest r = request;
     if (r.seed == 0)
         r.seed = QRandomGenerator::global()->generate64();  // another sweep, other modes
-    launch([path = m_databasePath, target = m_target, r](SweepWorker &w) {
-        w.start(path, target, r);
+    launch([path = m_databasePath, device = m_device, r](SweepWorker &w) {
+        w.start(path, device, r);
     });
 }
 
@@ -287,8 +276,8 @@ void SweepSession::resume(qint64 sweepId)
         return;
     m_running = true;
     m_state = QStringLiteral("running");
-    launch([path = m_databasePath, target = m_target, sweepId](SweepWorker &w) {
-        w.resume(path, target, sweepId);
+    launch([path = m_databasePath, device = m_device, sweepId](SweepWorker &w) {
+        w.resume(path, device, sweepId);
     });
 }
 

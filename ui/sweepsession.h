@@ -1,7 +1,9 @@
 #pragma once
 
+#include "deviceendpoint.h"
 #include "store/measurement.h"
 #include "store/sweepstore.h"
+#include "sweeplaunch.h"
 #include "sweeprunner.h"
 #include "util/expected.h"
 
@@ -12,35 +14,9 @@
 
 #include <functional>
 
-namespace ptwb {
-class Transport;
-}
-
 namespace ptwb::ui {
 
 class SweepWorker;
-
-// How a sweep reaches the device: called on the sweep thread for every (re)connect, so it
-// returns a new transport each time (the sweep thread owns it).
-struct SweepTarget
-{
-    QString deviceName;  // the store's device name, e.g. simulated-orin-agx
-    QString deviceKind;  // orin-agx, ...
-    std::function<Expected<Transport *>()> makeTransport;
-    bool simulated = true;
-    QString address;  // where it runs, e.g. sim:orin-agx (no secrets); empty: deviceName
-};
-
-// A new sweep: what to run and which modes (SweepPlan's mode sets: all, random:N, grid:SPEC,
-// als:N).
-struct SweepRequest
-{
-    QString workload;  // a built-in workload (SweepSetup::builtinWorkloads)
-    QString modeSet;
-    int minibatches = 40;
-    int repeats = 1;
-    quint64 seed = 0;
-};
 
 // Events of the profile in flight since the last update (at most ten updates a second).
 struct SweepLive
@@ -69,15 +45,17 @@ public:
 
     void setDatabasePath(const QString &path) { m_databasePath = path; }
     const QString &databasePath() const { return m_databasePath; }
-    void setTarget(const SweepTarget &target) { m_target = target; }
-    const SweepTarget &target() const { return m_target; }
+    // The device the sweeps run on (DeviceEndpoint::connect is called on the sweep thread for
+    // every (re)connect).
+    void setDevice(const workflows::DeviceEndpoint &device) { m_device = device; }
+    const workflows::DeviceEndpoint &device() const { return m_device; }
     bool isRunning() const { return m_running; }
     // The sweep of the last run, and its state: running, or as stopped() reported it.
     qint64 sweepId() const { return m_sweepId; }
     const QString &state() const { return m_state; }
 
 public Q_SLOTS:
-    void start(const ptwb::ui::SweepRequest &request);
+    void start(const ptwb::workflows::SweepRequest &request);
     void resume(qint64 sweepId);
     void pause();
     void cancel();
@@ -101,7 +79,7 @@ private:
     QThread m_thread;
     SweepWorker *m_worker = nullptr;  // lives on m_thread
     QString m_databasePath;
-    SweepTarget m_target;
+    workflows::DeviceEndpoint m_device;
     qint64 m_sweepId = 0;
     QString m_state;
     bool m_running = false;

@@ -8,8 +8,8 @@
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
+#include "sweeplaunch.h"
 #include "sweeprunner.h"
-#include "sweepsetup.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -19,28 +19,20 @@ namespace ptwb::cli {
 
 namespace {
 
-Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QString &workload)
+// --run: builtin:NAME[:BATCH] or a JSON workload; empty: the workflow's default (the built-in
+// workload of the same name).
+Expected<std::optional<WorkloadSpec>> parseRun(const QCommandLineParser &parser)
 {
-    QString run = parser.value(QStringLiteral("run"));
-    if (run.isEmpty()) {
-        const QStringList &builtins = SweepSetup::builtinWorkloads();
-        if (!builtins.contains(workload)) {
-            return Expected<WorkloadSpec>::failure(
-                QStringLiteral("--run: workload '%1' is not built in (%2); say what to run with "
-                               "--run builtin:NAME[:BATCH] or --run '{\"kind\":\"command\","
-                               "\"argv\":[...]}'")
-                    .arg(workload, builtins.join(QStringLiteral(", "))),
-                ErrorKind::BadInput);
-        }
-        run = QStringLiteral("builtin:") + workload;
-    }
+    using Result = Expected<std::optional<WorkloadSpec>>;
+    const QString run = parser.value(QStringLiteral("run"));
+    if (run.isEmpty())
+        return std::optional<WorkloadSpec>();
     if (run.startsWith(QLatin1Char('{'))) {
         const QJsonDocument document = QJsonDocument::fromJson(run.toUtf8());
         Expected<WorkloadSpec> spec = WorkloadSpec::fromJson(document.object());
         if (!spec)
-            return Expected<WorkloadSpec>::failure(QStringLiteral("--run: %1").arg(spec.error()),
-                                                   ErrorKind::BadInput);
-        return spec;
+            return Result::badInput(InputField::Run, spec.error());
+        return std::optional<WorkloadSpec>(*spec);
     }
     const QStringList parts = run.split(QLatin1Char(':'));
     WorkloadSpec spec;
@@ -51,11 +43,11 @@ Expected<WorkloadSpec> workloadToRun(const QCommandLineParser &parser, const QSt
             spec.batchSize = parts[2].toInt(&ok);
     }
     if (spec.builtin.isEmpty() || !ok || spec.batchSize < 1) {
-        return Expected<WorkloadSpec>::failure(
-            QStringLiteral("--run '%1': expected builtin:NAME[:BATCH] or a JSON workload").arg(run),
-            ErrorKind::BadInput);
+        return Result::badInput(
+            InputField::Run,
+            QStringLiteral("'%1': expected builtin:NAME[:BATCH] or a JSON workload").arg(run));
     }
-    return spec;
+    return std::optional<WorkloadSpec>(spec);
 }
 
 }  // namespace
@@ -112,58 +104,42 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     const bool resume = parser.isSet(QStringLiteral("resume"));
     if (!resume && !parser.isSet(QStringLiteral("modes")))
         return output.badUsage(QStringLiteral("sweep: --modes is required (or --resume)"));
-    Expected<TargetDevices> targets = targetDevices(parser, SimulatorOptions().speed);
-    if (!targets)
-        return output.fail(targets.error(), targets.errorKind());
-    const QString kind = targets->kind;
-    const QString workload = parser.value(QStringLiteral("workload"));
-    // Measurements of a simulated device never pass for a real one's.
-    const QString device = parser.isSet(QStringLiteral("device"))
-        ? parser.value(QStringLiteral("device"))
-        : (targets->simulated ? QStringLiteral("simulated-") + kind : kind);
+    const Expected<QVector<workflows::DeviceEndpoint>> devices =
+        targetDevices(parser, SimulatorOptions().speed);
+    if (!devices)
+        return output.fail(devices);
+    workflows::SweepRequest request;
+    request.workload = parser.value(QStringLiteral("workload"));
+    request.modeSet = parser.value(QStringLiteral("modes"));
+    request.deviceName = parser.value(QStringLiteral("device"));
+    request.resume = resume;
+    bool ok = true;
+    request.minibatches = parser.value(QStringLiteral("minibatches")).toInt(&ok);
+    if (!ok)
+        return output.badUsage(QStringLiteral("--minibatches: expected 2..100000"));
+    request.repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
+    if (!ok)
+        return output.badUsage(QStringLiteral("--repeats: expected 1..100"));
+    request.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
+    if (!ok)
+        return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
+    const Expected<std::optional<WorkloadSpec>> run = parseRun(parser);
+    if (!run)
+        return output.fail(run);
+    request.run = *run;
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
-    SweepStore sweeps(**store);
-    qint64 sweepId = 0;
-    if (resume) {
-        Expected<qint64> latest = sweeps.latest(device, workload);
-        if (!latest)
-            return output.fail(latest.error(), latest.errorKind());
-        sweepId = *latest;
-    } else {
-        Expected<WorkloadSpec> run = workloadToRun(parser, workload);
-        if (!run)
-            return output.fail(run.error(), run.errorKind());
-        bool ok = true;
-        SweepPlan plan;
-        plan.device = device;
-        plan.deviceKind = kind;
-        plan.workload = workload;
-        plan.target = targets->display;
-        plan.modeSet = parser.value(QStringLiteral("modes"));
-        plan.run = QString::fromUtf8(QJsonDocument(run->toJson()).toJson(QJsonDocument::Compact));
-        plan.minibatches = parser.value(QStringLiteral("minibatches")).toInt(&ok);
-        if (!ok || plan.minibatches < 2 || plan.minibatches > 100000)
-            return output.badUsage(QStringLiteral("--minibatches: expected 2..100000"));
-        plan.repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
-        if (!ok || plan.repeats < 1 || plan.repeats > 100)
-            return output.badUsage(QStringLiteral("--repeats: expected 1..100"));
-        plan.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
-        if (!ok)
-            return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
-        Expected<qint64> created = SweepSetup::create(**store, plan);
-        if (!created)
-            return output.fail(created.error(), created.errorKind());
-        sweepId = *created;
-    }
-
-    Expected<SweepRecord> planned = sweeps.load(sweepId);
+        return output.fail(store);
+    const Expected<qint64> planned = workflows::planSweep(**store, request, *devices);
     if (!planned)
-        return output.fail(planned.error(), planned.errorKind());
-    SweepRunner runner(**store, sweepId, targets->devices, SweepRunner::Options());
-    SweepSetup::configure(runner, **store, *planned);
+        return output.fail(planned);
+    const qint64 sweepId = *planned;
+    Expected<std::unique_ptr<SweepRunner>> launched =
+        workflows::sweepRunner(**store, sweepId, *devices);
+    if (!launched)
+        return output.fail(launched);
+    SweepRunner &runner = **launched;
     QEventLoop loop;
     bool complete = false;
     QString summary;
@@ -208,7 +184,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     QMetaObject::invokeMethod(&runner, &SweepRunner::start, Qt::QueuedConnection);
     loop.exec();
 
-    Expected<SweepRecord> record = sweeps.load(sweepId);
+    Expected<SweepRecord> record = SweepStore(**store).load(sweepId);
     if (!record)
         return output.fail(record.error(), record.errorKind());
     const int done = record->count(SweepItem::State::Done);
@@ -224,7 +200,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
                        {QStringLiteral("overhead_per_mode_s"), runner.overheadPerModeSeconds()},
                        {QStringLiteral("planned_reboots"), runner.plannedReboots()}});
     } else {
-        output.line(summary);
+        // What is pending is measured by the same command with --resume.
+        output.line(pending > 0 ? summary + QStringLiteral(" (run again with --resume)") : summary);
     }
     return complete ? kExitOk : kExitFailed;
 }
@@ -258,19 +235,18 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const int seconds = parser.value(QStringLiteral("confirm-within")).toInt(&ok);
     if (!ok || seconds < 5 || seconds > 3600)
         return output.badUsage(QStringLiteral("--confirm-within: expected 5..3600 seconds"));
-    Expected<TargetDevices> targets = targetDevices(parser, 1.0);
+    const Expected<QVector<workflows::DeviceEndpoint>> targets = targetDevices(parser, 1.0);
     if (!targets)
-        return output.fail(targets.error(), targets.errorKind());
-    const QString kind = targets->kind;
-    if (targets->devices.size() != 1)
+        return output.fail(targets);
+    if (targets->size() != 1)
         return output.badUsage(QStringLiteral("--target: apply takes one device"));
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const workflows::DeviceEndpoint &device = targets->first();
+    Expected<DeviceSpec> spec = DeviceSpec::builtin(device.kind);
     if (!spec)
         return output.fail(spec.error(), ErrorKind::BadInput);
     Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
     if (!mode)
         return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
-    const SweepDevice &device = targets->devices.first();
     // The deadline as the desktop sees it: a simulated device may run its clock faster (apply
     // runs no workload, so its simulated device keeps real time unless told otherwise).
     const double speed = parser.isSet(QStringLiteral("sim-speed"))
@@ -284,7 +260,7 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     options.keepAfterSeconds = 0;
     options.revertMarginSeconds = seconds;
     options.deviceSpeed = speed;
-    ModeApplier applier(device.makeTransport, options);
+    ModeApplier applier(device.connect, options);
     bool kept = false;
     QString message;
     QEventLoop loop;
@@ -305,18 +281,19 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
 
     const PowerMode &previous = applier.previousMode();
     if (!kept)
-        return output.fail(QStringLiteral("%1: %2").arg(device.target, message), ErrorKind::Failed);
+        return output.fail(QStringLiteral("%1: %2").arg(device.address, message),
+                           ErrorKind::Failed);
     if (output.json()) {
         output.object({{QStringLiteral("mode"), mode->toCanonical()},
                        {QStringLiteral("previous"), previous.toCanonical()},
                        {QStringLiteral("confirmed"), true},
                        {QStringLiteral("changed"), previous != *mode},
-                       {QStringLiteral("target"), device.target}});
+                       {QStringLiteral("target"), device.address}});
     } else if (previous == *mode) {
-        output.line(QStringLiteral("%1 is already in %2").arg(device.target, mode->toCanonical()));
+        output.line(QStringLiteral("%1 is already in %2").arg(device.address, mode->toCanonical()));
     } else {
         output.line(QStringLiteral("%1 now runs %2 (%3), confirmed")
-                        .arg(device.target, mode->toCanonical(), mode->toShort()));
+                        .arg(device.address, mode->toCanonical(), mode->toShort()));
     }
     return kExitOk;
 }

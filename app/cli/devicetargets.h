@@ -1,7 +1,7 @@
 #pragma once
 
 #include "command.h"
-#include "sweeprunner.h"
+#include "deviceendpoint.h"
 
 namespace ptwb::cli {
 
@@ -10,16 +10,10 @@ namespace ptwb::cli {
 void addSimulatorOptions(QCommandLineParser &parser);
 void addSshOptions(QCommandLineParser &parser);
 
-struct TargetDevices
-{
-    QVector<SweepDevice> devices;
-    QString kind;  // the one device kind of them all
-    QString display;  // their names, comma separated
-    bool simulated = true;  // all of them simulated (sim:, or ssh:// with --remote-simulator)
-};
-
-// One SweepDevice per --target; several simulated devices get a state directory each.
+// The devices of --target: one endpoint per target (workflows/deviceendpoint.h), with the
+// simulator and SSH options; several simulated devices get a state directory each.
 // `defaultSpeed` is the simulator's clock when --sim-speed is not given.
-Expected<TargetDevices> targetDevices(const QCommandLineParser &parser, double defaultSpeed);
+Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLineParser &parser,
+                                                           double defaultSpeed);
 
 }  // namespace ptwb::cli

@@ -204,10 +204,9 @@ Expected<qint64> SweepStore::latest(const QString &device, const QString &worklo
     if (!row)
         return Expected<qint64>::failure(row.error());
     if (!*row) {
-        return Expected<qint64>::failure(
-            QStringLiteral("--resume: no sweep of workload '%1' on '%2' to resume")
-                .arg(workload, device),
-            ErrorKind::BadInput);
+        return Expected<qint64>::badInput(
+            InputField::Resume,
+            QStringLiteral("no sweep of workload '%1' on '%2' to resume").arg(workload, device));
     }
     return select->columnInt(0);
 }

@@ -12,11 +12,11 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
 {
     using Result = Expected<QVector<PowerMode>>;
     const auto bad = [&modeSet](const QString &why) {
-        return Result::failure(
-            QStringLiteral("--modes '%1': %2; expected all, random:N, "
+        return Result::badInput(
+            InputField::Modes,
+            QStringLiteral("'%1': %2; expected all, random:N, "
                            "als:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
-                .arg(modeSet, why),
-            ErrorKind::BadInput);
+                .arg(modeSet, why));
     };
     const ModeSpace full(device);
     QVector<PowerMode> modes;

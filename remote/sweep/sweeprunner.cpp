@@ -699,14 +699,13 @@ void SweepRunner::maybeFinish()
     const QString reboots = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();
-    Q_EMIT finished(
-        complete,
-        QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5%6")
-            .arg(m_sweepId)
-            .arg(m_done)
-            .arg(m_failed)
-            .arg(pending)
-            .arg(reboots, complete ? QString() : QStringLiteral(" (run again with --resume)")));
+    Q_EMIT finished(complete,
+                    QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
+                        .arg(m_sweepId)
+                        .arg(m_done)
+                        .arg(m_failed)
+                        .arg(pending)
+                        .arg(reboots));
 }
 
 }  // namespace ptwb

@@ -91,10 +91,10 @@ Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
 {
     Expected<DeviceSpec> spec = DeviceSpec::builtin(plan.deviceKind);
     if (!spec)
-        return Expected<qint64>::failure(spec.error(), ErrorKind::BadInput);
+        return Expected<qint64>::badInput(InputField::DeviceKind, spec.error());
     Expected<QVector<PowerMode>> modes = SweepPlan::selectModes(*spec, plan.modeSet, plan.seed);
     if (!modes)
-        return Expected<qint64>::failure(modes.error(), modes.errorKind());
+        return passOn<Expected<qint64>>(modes);
     plan.modes = *modes;
     SweepPlan::orderHighToLow(plan.modes);
     return SweepStore(store).create(plan);

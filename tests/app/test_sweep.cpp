@@ -332,7 +332,7 @@ private Q_SLOTS:
                                     QStringLiteral("resnet18"), QStringLiteral("--modes"),
                                     QStringLiteral("random:0")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QLatin1String("--modes 'random:0'")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("--modes: 'random:0'")), qPrintable(r.err));
     }
 };
 

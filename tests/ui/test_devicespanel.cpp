@@ -233,8 +233,13 @@ private Q_SLOTS:
         QVERIFY(ssh->options().useSudo);
         QCOMPARE(ssh->options().port, 2222);
         QVERIFY(ssh->options().prompts);  // the dialogs, not the refusing default
-        QVERIFY(!deviceTransport(QStringLiteral("ssh://nvidia@orin:99999"), false, nullptr));
-        QVERIFY(!deviceTransport(QStringLiteral("sim:nonesuch"), false, nullptr));
+        QVERIFY(!deviceTransport(DeviceEntry {QStringLiteral("x"),
+                                              QStringLiteral("ssh://nvidia@orin:99999"), QString(),
+                                              false},
+                                 nullptr));
+        QVERIFY(!deviceTransport(
+            DeviceEntry {QStringLiteral("x"), QStringLiteral("sim:nonesuch"), QString(), false},
+            nullptr));
     }
 
     void connectedSimulatorShowsModelModeAndPower()

@@ -48,13 +48,14 @@ private:
         static int instance = 0;
         m_device = std::make_unique<test::SimulatedDevice>(
             m_root.path() + QStringLiteral("/device-") + QString::number(++instance));
-        ApplyTarget target;
-        target.name = QStringLiteral("Simulated Jetson AGX Orin (test)");
-        target.deviceKind = QStringLiteral("orin-agx");
-        target.connect = m_device->connector();
-        target.options.keepAfterSeconds = keepAfter;
-        target.options.revertMarginSeconds = 3;
-        panel.setApplyTarget(target);
+        workflows::DeviceEndpoint device;
+        device.name = QStringLiteral("Simulated Jetson AGX Orin (test)");
+        device.kind = QStringLiteral("orin-agx");
+        device.connect = m_device->connector();
+        ModeApplier::Options options;
+        options.keepAfterSeconds = keepAfter;
+        options.revertMarginSeconds = 3;
+        panel.setApplyDevice(device, options);
     }
 
 private Q_SLOTS:
@@ -236,11 +237,11 @@ private Q_SLOTS:
         panel.setSpace(m_space);
         panel.budgets()->powerSlider()->setValue(500);
         QVERIFY(!panel.card()->applyButton()->isEnabled());  // no device
-        ApplyTarget xavier;
+        workflows::DeviceEndpoint xavier;
         xavier.name = QStringLiteral("xavier");
-        xavier.deviceKind = QStringLiteral("xavier-agx");
+        xavier.kind = QStringLiteral("xavier-agx");
         xavier.connect = [] { return Expected<Transport *>::failure(QStringLiteral("unused")); };
-        panel.setApplyTarget(xavier);
+        panel.setApplyDevice(xavier);
         QVERIFY(!panel.card()->applyButton()->isEnabled());
         QVERIFY(panel.card()->applyButton()->toolTip().contains(QStringLiteral("xavier-agx")));
     }

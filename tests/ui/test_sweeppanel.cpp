@@ -1,10 +1,10 @@
 // The Sweep panel against the real simulated Jetson and a real SQLite file: start and cancel,
 // pause and resume, a refused plan; the store stays consistent and the GUI thread never stalls.
+#include "backgroundtasks.h"
 #include "localprocesstransport.h"
 #include "simulatorlauncher.h"
 #include "store/sqlite.h"
 #include "sweeppanel.h"
-#include "backgroundtasks.h"
 #include "sweepprogresstext.h"
 #include "sweepresultsmodel.h"
 #include "sweeprunner.h"
@@ -139,30 +139,19 @@ private:
     int m_runs = 0;
 
     // A fast simulated AGX Orin with a state directory of its own.
-    SweepTarget simulatedTarget()
+    workflows::DeviceEndpoint simulatedTarget()
     {
-        SimulatorOptions options;
-        options.stateDirectory = m_dir.filePath(QStringLiteral("sim-%1").arg(++m_runs));
-        options.speed = 200;
-        SweepTarget target;
-        target.deviceName = QStringLiteral("simulated-orin-agx");
-        target.deviceKind = QStringLiteral("orin-agx");
-        target.address = QStringLiteral("sim:orin-agx");
-        target.simulated = true;
-        target.makeTransport = [options]() -> Expected<Transport *> {
-            Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(options);
-            if (!transport)
-                return Expected<Transport *>::failure(transport.error());
-            return static_cast<Transport *>(*transport);
-        };
-        return target;
+        workflows::ConnectionOptions options;
+        options.simulatorState = m_dir.filePath(QStringLiteral("sim-%1").arg(++m_runs));
+        options.simulatorSpeed = 200;
+        return workflows::endpoint(QStringLiteral("sim:orin-agx"), options).value();
     }
 
     QString freshDatabase() { return m_dir.filePath(QStringLiteral("db-%1.sqlite").arg(++m_runs)); }
 
-    static SweepRequest request(const QString &modeSet, int minibatches)
+    static workflows::SweepRequest request(const QString &modeSet, int minibatches)
     {
-        SweepRequest r;
+        workflows::SweepRequest r;
         r.workload = QStringLiteral("resnet18");
         r.modeSet = modeSet;
         r.minibatches = minibatches;
@@ -218,7 +207,7 @@ private Q_SLOTS:
         QVERIFY(start);
         QVERIFY(!start->isEnabled());  // no device, no database
         panel.setDatabasePath(freshDatabase());
-        panel.setTarget(simulatedTarget());
+        panel.setDevice(simulatedTarget());
         QVERIFY(start->isEnabled());
         auto *badge = panel.findChild<QLabel *>(QStringLiteral("simulatedBadge"));
         QVERIFY(badge);
@@ -239,7 +228,7 @@ private Q_SLOTS:
         panel.resize(1100, 760);
         panel.show();
         panel.setDatabasePath(db);
-        panel.setTarget(simulatedTarget());
+        panel.setDevice(simulatedTarget());
         panel.setRequest(request(QStringLiteral("random:40"), 20));
         QSignalSpy stored(&panel, &SweepPanel::measurementStored);
         QSignalSpy finished(&panel, &SweepPanel::sweepFinished);
@@ -290,7 +279,7 @@ private Q_SLOTS:
         const QString db = freshDatabase();
         SweepPanel panel;
         panel.setDatabasePath(db);
-        panel.setTarget(simulatedTarget());
+        panel.setDevice(simulatedTarget());
         // Long enough for the power of every mode to settle: with 12 minibatches a slow mode's
         // profile was sometimes refused three times (no clean minibatches) and the mode failed.
         panel.setRequest(request(QStringLiteral("random:8"), 30));
@@ -330,7 +319,7 @@ private Q_SLOTS:
         const QString db = freshDatabase();
         auto panel = std::make_unique<SweepPanel>();
         panel->setDatabasePath(db);
-        panel->setTarget(simulatedTarget());
+        panel->setDevice(simulatedTarget());
         panel->setRequest(request(QStringLiteral("random:20"), 12));
         QSignalSpy stored(panel.get(), &SweepPanel::measurementStored);
         panel->start();
@@ -353,7 +342,7 @@ private Q_SLOTS:
     {
         SweepPanel panel;
         panel.setDatabasePath(freshDatabase());
-        panel.setTarget(simulatedTarget());
+        panel.setDevice(simulatedTarget());
         panel.setRequest(request(QStringLiteral("grid:cores=banana"), 12));
         QSignalSpy finished(&panel, &SweepPanel::sweepFinished);
         panel.start();

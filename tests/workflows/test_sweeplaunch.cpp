@@ -1,0 +1,158 @@
+#include "store/store.h"
+#include "store/sweepstore.h"
+#include "sweeplaunch.h"
+#include "sweeprunner.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ptwb;
+using namespace ptwb::workflows;
+
+namespace {
+
+SweepRequest request(const QString &modeSet)
+{
+    SweepRequest r;
+    r.workload = QStringLiteral("resnet18");
+    r.modeSet = modeSet;
+    r.minibatches = 30;
+    r.seed = 7;
+    return r;
+}
+
+}  // namespace
+
+// Launching a sweep as `ptwb sweep` and the Sweep view both do, without either.
+class TestSweepLaunch : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        auto store = Store::open(m_dir.filePath(QStringLiteral("db-%1.sqlite").arg(++m_runs)));
+        QVERIFY(store);
+        m_store = std::move(store).value();
+        ConnectionOptions options;
+        options.simulatorState = m_dir.filePath(QStringLiteral("sim-%1").arg(m_runs));
+        options.simulatorSpeed = 400;
+        m_device = endpoint(QStringLiteral("sim:orin-agx"), options).value();
+    }
+
+    void cleanup() { m_store.reset(); }
+
+    void aPlanIsStoredFromTheRequest()
+    {
+        const Expected<qint64> id =
+            planSweep(*m_store, request(QStringLiteral("random:5")), {m_device});
+        QVERIFY2(id, qPrintable(id.error()));
+        const Expected<SweepRecord> record = SweepStore(*m_store).load(*id);
+        QVERIFY(record);
+        QCOMPARE(record->items.size(), 5);
+        QCOMPARE(record->plan.device, QStringLiteral("simulated-orin-agx"));
+        QCOMPARE(record->plan.deviceKind, QStringLiteral("orin-agx"));
+        QCOMPARE(record->plan.target, QStringLiteral("sim:orin-agx"));
+        QCOMPARE(record->plan.minibatches, 30);
+        QVERIFY2(record->plan.run.contains(QStringLiteral("\"name\":\"resnet18\"")),
+                 qPrintable(record->plan.run));
+    }
+
+    void resumeFindsTheNewestSweepOfTheWorkloadOnTheDevice()
+    {
+        SweepRequest resume = request(QString());
+        resume.resume = true;
+        const Expected<qint64> none = planSweep(*m_store, resume, {m_device});
+        QVERIFY(!none);
+        QCOMPARE(none.field(), InputField::Resume);
+        QVERIFY2(!none.error().contains(QStringLiteral("--")), qPrintable(none.error()));
+
+        const Expected<qint64> first =
+            planSweep(*m_store, request(QStringLiteral("random:2")), {m_device});
+        const Expected<qint64> second =
+            planSweep(*m_store, request(QStringLiteral("random:3")), {m_device});
+        QVERIFY(first && second);
+        const Expected<qint64> resumed = planSweep(*m_store, resume, {m_device});
+        QVERIFY(resumed);
+        QCOMPARE(*resumed, *second);
+    }
+
+    void badRequestsNameTheirField_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("modeSet");
+        QTest::addColumn<int>("minibatches");
+        QTest::addColumn<int>("repeats");
+        QTest::addColumn<int>("field");
+        QTest::newRow("no workload")
+            << QString() << "random:3" << 30 << 1 << int(InputField::Workload);
+        QTest::newRow("not built in") << "mywork"
+                                      << "random:3" << 30 << 1 << int(InputField::Run);
+        QTest::newRow("no modes") << "resnet18"
+                                  << "" << 30 << 1 << int(InputField::Modes);
+        QTest::newRow("bad mode set") << "resnet18"
+                                      << "random:0" << 30 << 1 << int(InputField::Modes);
+        QTest::newRow("grid") << "resnet18"
+                              << "grid:cores=nonesuch" << 30 << 1 << int(InputField::Modes);
+        QTest::newRow("minibatches") << "resnet18"
+                                     << "random:3" << 1 << 1 << int(InputField::Minibatches);
+        QTest::newRow("repeats") << "resnet18"
+                                 << "random:3" << 30 << 0 << int(InputField::Repeats);
+    }
+
+    void badRequestsNameTheirField()
+    {
+        QFETCH(QString, workload);
+        QFETCH(QString, modeSet);
+        QFETCH(int, minibatches);
+        QFETCH(int, repeats);
+        QFETCH(int, field);
+        SweepRequest r = request(modeSet);
+        r.workload = workload;
+        r.minibatches = minibatches;
+        r.repeats = repeats;
+        const Expected<qint64> refused = planSweep(*m_store, r, {m_device});
+        QVERIFY(!refused);
+        QCOMPARE(refused.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(int(refused.field()), field);
+        QVERIFY2(!refused.error().contains(QStringLiteral("--")), qPrintable(refused.error()));
+        QCOMPARE(SweepStore(*m_store)
+                     .latest(QStringLiteral("simulated-orin-agx"), QStringLiteral("resnet18"))
+                     .ok(),
+                 false);  // nothing stored
+    }
+
+    void theLaunchedRunnerMeasuresThePlanOnTheSimulatedJetson()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        const Expected<qint64> id =
+            planSweep(*m_store, request(QStringLiteral("random:3")), {m_device});
+        QVERIFY(id);
+        Expected<std::unique_ptr<SweepRunner>> runner = sweepRunner(*m_store, *id, {m_device});
+        QVERIFY2(runner, qPrintable(runner.error()));
+        QSignalSpy finished(runner->get(), &SweepRunner::finished);
+        (*runner)->start();
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+        const Expected<SweepRecord> record = SweepStore(*m_store).load(*id);
+        QVERIFY(record);
+        QCOMPARE(record->count(SweepItem::State::Done), 3);
+        const auto rows =
+            m_store->measurements(QStringLiteral("simulated-orin-agx"), QStringLiteral("resnet18"));
+        QVERIFY(rows);
+        QCOMPARE(rows->size(), 3);
+    }
+
+private:
+    QTemporaryDir m_dir;
+    int m_runs = 0;
+    std::unique_ptr<Store> m_store;
+    DeviceEndpoint m_device;
+};
+
+QTEST_GUILESS_MAIN(TestSweepLaunch)
+#include "test_sweeplaunch.moc"
