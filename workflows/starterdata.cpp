@@ -18,7 +18,7 @@ Expected<bool> StarterData::importCorpora(const QString &dbPath, const QString &
     using Result = Expected<bool>;
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath);
     if (!store)
-        return Result::failure(store.error(), store.errorKind());
+        return passOn<Result>(store);
     const Expected<QVector<WorkloadSummary>> summaries = (*store)->summaries();
     if (!summaries)
         return Result::failure(summaries.error());
@@ -30,11 +30,11 @@ Expected<bool> StarterData::importCorpora(const QString &dbPath, const QString &
     const Status reference =
         importCorpus(dbPath, deviceKind, QString::fromLatin1(kReferenceWorkload), 0);
     if (!reference)
-        return Result::failure(reference.error(), reference.errorKind());
+        return passOn<Result>(reference);
     const Status added =
         importCorpus(dbPath, deviceKind, QString::fromLatin1(kNewWorkload), kNewWorkloadModes);
     if (!added)
-        return Result::failure(added.error(), added.errorKind());
+        return passOn<Result>(added);
     return true;
 }
 
@@ -43,7 +43,7 @@ Status StarterData::importCorpus(const QString &dbPath, const QString &deviceKin
 {
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath);
     if (!store)
-        return Status::failure(store.error(), store.errorKind());
+        return passOn<Status>(store);
     QTemporaryDir scratch;
     const QString csv = scratch.filePath(workload + QStringLiteral(".csv"));
     if (const Status generated = SimulatedCorpus::generate(deviceKind, workload, csv, sample);
@@ -52,7 +52,7 @@ Status StarterData::importCorpus(const QString &dbPath, const QString &deviceKin
     Importer importer(**store);
     const Expected<ImportOutcome> imported =
         importer.run({csv, deviceName(deviceKind), deviceKind, workload});
-    return imported ? Status() : Status::failure(imported.error(), imported.errorKind());
+    return imported ? Status() : passOn<Status>(imported);
 }
 
 Status StarterData::prepareWithModels(const QString &dbPath, const QString &deviceKind)

@@ -48,7 +48,7 @@ std::optional<Workloads> readWorkloads(const QCommandLineParser &parser, Output 
                                        std::pair {QStringLiteral("target"), &out.target}}) {
         Expected<TrainingData> read = readTrainingData(parser.value(option), kind);
         if (!read) {
-            *exitCode = output.fail(read.error(), read.errorKind());
+            *exitCode = output.fail(read);
             return std::nullopt;
         }
         *data = std::move(read).value();
@@ -124,12 +124,12 @@ int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) co
         Expected<std::unique_ptr<Store>> store =
             Store::open(dir.filePath(QStringLiteral("bench.sqlite")));
         if (!store)
-            return output.fail(store.error(), store.errorKind());
+            return output.fail(store);
         Importer importer(**store);
         const Expected<ImportOutcome> outcome = importer.run(
             {args[1], parser.value(QStringLiteral("device")), QString(), QStringLiteral("bench")});
         if (!outcome)
-            return output.fail(outcome.error(), outcome.errorKind());
+            return output.fail(outcome);
         seconds.append(outcome->seconds);
         rows = outcome->rows;
     }
@@ -223,7 +223,7 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
     const Expected<QVector<AccuracyRow>> rows = bench.run(rowDone, log);
     if (!rows)
-        return output.fail(rows.error(), rows.errorKind());
+        return output.fail(rows);
     return kExitOk;
 }
 
@@ -247,7 +247,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
         PowerModel::train(kind, kind, QStringLiteral("reference"), reference,
                           QStringLiteral("reference"), QStringLiteral("default"), 0);
     if (!model)
-        return output.fail(model.error(), model.errorKind());
+        return output.fail(model);
     const double trainSeconds = timer.nsecsElapsed() / 1e9;
 
     QVector<int> order(target.size());
@@ -262,7 +262,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
         Expected<PowerModel> pt =
             model->transfer(kind, kind, QStringLiteral("target"), fifty, i, false);
         if (!pt)
-            return output.fail(pt.error(), pt.errorKind());
+            return output.fail(pt);
         transferSeconds.append(timer.nsecsElapsed() / 1e9);
         transferred.emplace(std::move(pt).value());
     }
@@ -275,7 +275,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
         predictions = transferred->predict(space);
         predictSeconds.append(timer.nsecsElapsed() / 1e9);
         if (!predictions)
-            return output.fail(predictions.error(), predictions.errorKind());
+            return output.fail(predictions);
     }
 
     // The front of every predicted mode and 1,000 power-budget queries across its range.

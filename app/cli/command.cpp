@@ -117,7 +117,7 @@ Expected<TrainingData> readTrainingData(const QString &path, const QString &devi
     const auto parsed =
         MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
     if (!parsed)
-        return Expected<TrainingData>::failure(parsed.error(), parsed.errorKind());
+        return passOn<Expected<TrainingData>>(parsed);
     return TrainingData::fromMeasurements(parsed->rows);
 }
 

@@ -107,7 +107,7 @@ int DemoCommand::run(const QCommandLineParser &parser, Output &output) const
     const Expected<QStringList> corpusArguments =
         SimulatedCorpus::arguments(QStringLiteral("orin-agx"), QStringLiteral("resnet18"), corpus);
     if (!corpusArguments)
-        return output.fail(corpusArguments.error(), ErrorKind::Failed);
+        return output.fail(corpusArguments);
     output.line(QStringLiteral("$ python3 %1").arg(corpusArguments->join(QLatin1Char(' '))));
     const Status generated =
         SimulatedCorpus::generate(QStringLiteral("orin-agx"), QStringLiteral("resnet18"), corpus);

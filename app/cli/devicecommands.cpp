@@ -186,7 +186,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
 
     Expected<SweepRecord> record = SweepStore(**store).load(sweepId);
     if (!record)
-        return output.fail(record.error(), record.errorKind());
+        return output.fail(record);
     const int done = record->count(SweepItem::State::Done);
     const int failed = record->count(SweepItem::State::Failed);
     const int pending = record->count(SweepItem::State::Pending);

@@ -210,7 +210,7 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
                                               "the options"));
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
+        return output.fail(store);
     Expected<ModelRecord> record = Expected<ModelRecord>::failure(QString());
     if (!modelId.isEmpty()) {
         bool ok = false;
@@ -221,10 +221,10 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
         record = (*store)->latestModel(parser.value(QStringLiteral("device")), workload, QString());
     }
     if (!record)
-        return output.fail(record.error(), record.errorKind());
+        return output.fail(record);
     const Expected<PowerModel> model = PowerModel::fromRecord(*record);
     if (!model)
-        return output.fail(model.error(), model.errorKind());
+        return output.fail(model);
     const QString kind = parser.value(QStringLiteral("device")).isEmpty()
         ? record->deviceKind
         : parser.value(QStringLiteral("device"));
@@ -237,7 +237,7 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.badUsage(space.error());
     const Expected<ModePredictions> predicted = model->predict(*space);
     if (!predicted)
-        return output.fail(predicted.error(), predicted.errorKind());
+        return output.fail(predicted);
 
     if (output.json()) {
         QTextStream &out = output.out();
@@ -287,10 +287,10 @@ int ModelsCommand::run(const QCommandLineParser &parser, Output &output) const
 {
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
+        return output.fail(store);
     const Expected<QVector<ModelRecord>> models = (*store)->models();
     if (!models)
-        return output.fail(models.error(), ErrorKind::Failed);
+        return output.fail(models);
     for (const ModelRecord &m : *models) {
         if (output.json()) {
             QJsonObject object {{QStringLiteral("model_id"), m.id},

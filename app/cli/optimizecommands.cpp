@@ -16,7 +16,7 @@ Expected<TradeoffSpace> candidatesFor(const QCommandLineParser &parser)
 {
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return Expected<TradeoffSpace>::failure(store.error(), store.errorKind());
+        return passOn<Expected<TradeoffSpace>>(store);
     return TradeoffSpace::load(**store, parser.value(QStringLiteral("workload")),
                                parser.value(QStringLiteral("device")),
                                parser.isSet(QStringLiteral("observed-only")));
@@ -76,7 +76,7 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
 
     const Expected<TradeoffSpace> found = candidatesFor(parser);
     if (!found)
-        return output.fail(found.error(), found.errorKind());
+        return output.fail(found);
     Budget query;
     query.kind = hasPower ? Budget::Kind::Power : Budget::Kind::Time;
     query.value = budget;
@@ -179,7 +179,7 @@ int ParetoCommand::run(const QCommandLineParser &parser, Output &output) const
         return exitCode;
     const Expected<TradeoffSpace> found = candidatesFor(parser);
     if (!found)
-        return output.fail(found.error(), found.errorKind());
+        return output.fail(found);
     const TradeoffSpace &d = *found;
     const QVector<TradeoffPoint> &front = d.front().powerTime();
     const auto sourceOf = [&d](int i) {
@@ -252,19 +252,19 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
     const Expected<TrainingData> target =
         readTrainingData(parser.value(QStringLiteral("target")), kind);
     if (!target)
-        return output.fail(target.error(), target.errorKind());
+        return output.fail(target);
     TrainingData reference;
     if (needsReference) {
         const Expected<TrainingData> read =
             readTrainingData(parser.value(QStringLiteral("reference")), kind);
         if (!read)
-            return output.fail(read.error(), read.errorKind());
+            return output.fail(read);
         reference = *read;
     }
     const Expected<QVector<double>> budgets =
         EvaluationOptions::parseBudgets(parser.value(QStringLiteral("budgets")));
     if (!budgets)
-        return output.fail(budgets.error(), budgets.errorKind());
+        return output.fail(budgets);
     options.budgetsW = *budgets;
     bool a = false, b = false, c = false;
     options.samples = parser.value(QStringLiteral("samples")).toInt(&a);
@@ -312,7 +312,7 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
     const Evaluator evaluator(reference, *target, kind, options);
     const Expected<QVector<StrategyMetrics>> results = evaluator.run(done, log);
     if (!results)
-        return output.fail(results.error(), results.errorKind());
+        return output.fail(results);
     return kExitOk;
 }
 

@@ -42,7 +42,7 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
+        return output.fail(store);
 
     Store::Progress progress;
     if (parser.isSet(QStringLiteral("progress"))) {
@@ -57,7 +57,7 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
         parser.value(QStringLiteral("kind")), parser.value(QStringLiteral("workload"))};
     const Expected<ImportOutcome> outcome = importer.run(request, progress);
     if (!outcome)
-        return output.fail(outcome.error(), outcome.errorKind());
+        return output.fail(outcome);
 
     if (output.json()) {
         output.object({{QStringLiteral("file"), outcome->record.fileName},
@@ -98,17 +98,17 @@ int ExportCommand::run(const QCommandLineParser &parser, Output &output) const
     }
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
+        return output.fail(store);
     const QString workload = parser.value(QStringLiteral("workload"));
     const Expected<QString> resolved =
         (*store)->deviceOfWorkload(workload, parser.value(QStringLiteral("device")));
     if (!resolved)
-        return output.fail(resolved.error(), resolved.errorKind());
+        return output.fail(resolved);
     const QString device = *resolved;
 
     const Expected<QVector<Measurement>> rows = (*store)->measurements(device, workload);
     if (!rows)
-        return output.fail(rows.error(), ErrorKind::Failed);
+        return output.fail(rows);
     const QByteArray csv = MeasurementCsv::write(*rows);
     const QString outPath = parser.value(QStringLiteral("out"));
     if (const int code = writeOutput(output, outPath, csv); code != kExitOk || outPath == "-")
@@ -135,10 +135,10 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
 {
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
-        return output.fail(store.error(), store.errorKind());
+        return output.fail(store);
     const Expected<QVector<WorkloadSummary>> summaries = (*store)->summaries();
     if (!summaries)
-        return output.fail(summaries.error(), ErrorKind::Failed);
+        return output.fail(summaries);
     if (output.json()) {
         for (const WorkloadSummary &s : *summaries) {
             output.object({{QStringLiteral("device"), s.device},

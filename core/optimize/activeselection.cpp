@@ -22,7 +22,7 @@ Expected<QVector<PowerMode>> ActiveSelection::next(const QString &deviceKind,
         PowerModel::train(deviceKind, deviceKind, QStringLiteral("target"), training,
                           QStringLiteral("nn"), QStringLiteral("default"), seed);
     if (!model)
-        return Result::failure(model.error(), model.errorKind());
+        return passOn<Result>(model);
     const ModePredictions predicted = model->predict(candidates);
 
     QHash<PowerMode, int> observed;

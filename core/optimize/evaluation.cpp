@@ -38,10 +38,9 @@ StrategyMetrics StrategyMetrics::of(const QString &strategy, const QVector<Solut
 Expected<QVector<double>> EvaluationOptions::parseBudgets(const QString &text)
 {
     const auto bad = [&text] {
-        return Expected<QVector<double>>::failure(
-            QStringLiteral("--budgets '%1': expected FROM:TO:STEP (17:50:1) or a list of watts")
-                .arg(text),
-            ErrorKind::BadInput);
+        return Expected<QVector<double>>::badInput(
+            InputField::Budgets,
+            QStringLiteral("'%1': expected FROM:TO:STEP (17:50:1) or a list of watts").arg(text));
     };
     QVector<double> out;
     const QStringList range = text.split(QLatin1Char(':'));
@@ -82,17 +81,16 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
     using Result = Expected<QVector<StrategyMetrics>>;
     for (const QString &name : m_options.strategies) {
         if (!Strategy::create(name)) {
-            return Result::failure(QStringLiteral("--strategies: unknown strategy '%1'; expected "
-                                                  "some of %2")
-                                       .arg(name, Strategy::names().join(QLatin1Char(','))),
-                                   ErrorKind::BadInput);
+            return Result::badInput(InputField::Strategies,
+                                    QStringLiteral("unknown strategy '%1'; expected some of %2")
+                                        .arg(name, Strategy::names().join(QLatin1Char(','))));
         }
     }
     if (m_options.samples < 3 || m_options.samples >= m_target.size())
-        return Result::failure(QStringLiteral("--samples: %1 is not between 3 and %2")
-                                   .arg(m_options.samples)
-                                   .arg(m_target.size() - 1),
-                               ErrorKind::BadInput);
+        return Result::badInput(InputField::Samples,
+                                QStringLiteral("%1 is not between 3 and %2")
+                                    .arg(m_options.samples)
+                                    .arg(m_target.size() - 1));
 
     // The ground truth for every budget.
     QVector<TradeoffPoint> all;
@@ -118,7 +116,7 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
         if (isCancelled())
             return cancelled();
         if (!reference)
-            return Result::failure(reference.error(), reference.errorKind());
+            return passOn<Result>(reference);
         context.reference = std::make_shared<PowerModel>(std::move(reference).value());
         if (log)
             log(QStringLiteral("reference model: %1 s").arg(timer.elapsed() / 1000.0, 0, 'f', 2));

@@ -105,16 +105,16 @@ Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyConte
             context.deviceKind, context.deviceKind, QStringLiteral("target"),
             observedSubset(oracle, sortedProfiled(oracle)), context.seed, true);
         if (!model)
-            return Status::failure(model.error(), model.errorKind());
+            return passOn<Status>(model);
         m_model.emplace(std::move(model).value());
         const int remaining = total - oracle.profiledCount();
         if (round == kActiveRounds || remaining <= 0)
             return {};
         const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
         const int batch = (remaining + (kActiveRounds - round) - 1) / (kActiveRounds - round);
-        profileAlong(oracle,
-                     ParetoFront(hybridPoints(oracle, predicted, 0, correctionOrNull())).powerTime(),
-                     batch);
+        profileAlong(
+            oracle, ParetoFront(hybridPoints(oracle, predicted, 0, correctionOrNull())).powerTime(),
+            batch);
     }
 }
 
@@ -129,7 +129,7 @@ Status ModelStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &co
                               observedSubset(oracle, sortedProfiled(oracle)), QStringLiteral("nn"),
                               QStringLiteral("default"), context.seed);
         if (!model)
-            return Status::failure(model.error(), model.errorKind());
+            return passOn<Status>(model);
         m_model.emplace(std::move(model).value());
     } else {
         if (!context.reference)
@@ -158,10 +158,10 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
         TrainingData measured = oracle.candidates().subset(QVector<int>(rows.begin(), rows.end()));
         const int room = std::min(kBatch, kMaxModes - oracle.profiledCount());
         Expected<QVector<PowerMode>> next =
-            ActiveSelection::next(context.deviceKind, measured, oracle.candidates().modes, {},
-                                  room, context.seed + rows.size());
+            ActiveSelection::next(context.deviceKind, measured, oracle.candidates().modes, {}, room,
+                                  context.seed + rows.size());
         if (!next)
-            return Status::failure(next.error(), next.errorKind());
+            return passOn<Status>(next);
         if (next->isEmpty())
             break;
         for (const PowerMode &mode : *next)

@@ -18,7 +18,7 @@ Expected<QVector<StrategyMetrics>> StoredEvaluation::run(const Callbacks &callba
     const Expected<WorkloadData> candidates =
         WorkloadData::load(**store, m_params.targetWorkload, m_params.targetDevice);
     if (!candidates)
-        return Result::failure(candidates.error(), candidates.errorKind());
+        return passOn<Result>(candidates);
 
     TrainingData referenceData;
     std::shared_ptr<const PowerModel> referenceModel;
@@ -26,7 +26,7 @@ Expected<QVector<StrategyMetrics>> StoredEvaluation::run(const Callbacks &callba
         const Expected<WorkloadData> loaded =
             WorkloadData::load(**store, m_params.referenceWorkload, m_params.referenceDevice);
         if (!loaded)
-            return Result::failure(loaded.error(), loaded.errorKind());
+            return passOn<Result>(loaded);
         referenceData = loaded->data;
         // A stored reference model of the project's configuration saves training one; one of
         // another configuration would not be the model the Evaluator trains, so it is not used.

@@ -37,7 +37,7 @@ Expected<TradeoffSpace> TradeoffSpace::build(const DeviceSpec &spec, const Train
     const ModeSpace space(spec);
     const Expected<ModePredictions> predicted = model->predict(space);
     if (!predicted)
-        return Expected<TradeoffSpace>::failure(predicted.error(), predicted.errorKind());
+        return passOn<Expected<TradeoffSpace>>(predicted);
     return place(spec, measured, space, *predicted, model->record().id);
 }
 
@@ -110,7 +110,7 @@ Expected<TradeoffSpace> TradeoffSpace::load(Store &store, const QString &workloa
     using Result = Expected<TradeoffSpace>;
     const Expected<QString> found = store.deviceOfWorkload(workload, device);
     if (!found)
-        return Result::failure(found.error(), found.errorKind());
+        return passOn<Result>(found);
     const QString resolved = *found;
     const std::optional<QString> kind = store.deviceKind(resolved);
     if (!kind)
@@ -129,7 +129,7 @@ Expected<TradeoffSpace> TradeoffSpace::load(Store &store, const QString &workloa
         if (record) {
             Expected<PowerModel> restored = PowerModel::fromRecord(*record);
             if (!restored)
-                return Result::failure(restored.error(), restored.errorKind());
+                return passOn<Result>(restored);
             model = std::move(restored).value();
         }
     }

@@ -36,29 +36,26 @@ Status AccuracyBench::validate() const
 {
     for (const QString &method : m_options.methods) {
         if (method != QLatin1String("nn") && method != QLatin1String("pt"))
-            return Status::failure(QStringLiteral("--methods: '%1' is not nn or pt").arg(method),
-                                   ErrorKind::BadInput);
+            return Status::badInput(InputField::Methods,
+                                    QStringLiteral("'%1' is not nn or pt").arg(method));
     }
     for (const QString &config : m_options.configs) {
         if (config != QLatin1String("default") && config != QLatin1String("baseline"))
-            return Status::failure(
-                QStringLiteral("--configs: '%1' is not default or baseline").arg(config),
-                ErrorKind::BadInput);
+            return Status::badInput(InputField::Configs,
+                                    QStringLiteral("'%1' is not default or baseline").arg(config));
     }
     for (int samples : m_options.samples) {
         if (samples < 1 || samples >= m_target.size()) {
-            return Status::failure(QStringLiteral("--samples: %1 is not between 1 and %2 (the "
-                                                  "target has %3 modes, some must stay for "
-                                                  "validation)")
-                                       .arg(samples)
-                                       .arg(m_target.size() - 1)
-                                       .arg(m_target.size()),
-                                   ErrorKind::BadInput);
+            return Status::badInput(InputField::Samples,
+                                    QStringLiteral("%1 is not between 1 and %2 (the target has "
+                                                   "%3 modes, some must stay for validation)")
+                                        .arg(samples)
+                                        .arg(m_target.size() - 1)
+                                        .arg(m_target.size()));
         }
     }
     if (m_options.repeats < 1)
-        return Status::failure(QStringLiteral("--repeats: expected at least 1"),
-                               ErrorKind::BadInput);
+        return Status::badInput(InputField::Repeats, QStringLiteral("expected at least 1"));
     return {};
 }
 
@@ -69,7 +66,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
 {
     using Result = Expected<QVector<AccuracyRow>>;
     if (Status status = validate(); !status)
-        return Result::failure(status.error(), status.errorKind());
+        return passOn<Result>(status);
     const TrainingCallbacks callbacks {{}, cancelled};
 
     // One reference model per configuration, used by every PT repeat.
@@ -82,7 +79,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                 m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
                 QStringLiteral("reference"), config, m_options.seed, callbacks);
             if (!reference)
-                return Result::failure(reference.error(), reference.errorKind());
+                return passOn<Result>(reference);
             references.insert(config, std::make_shared<PowerModel>(std::move(reference).value()));
             if (log) {
                 log(QStringLiteral("reference model (%1 configuration, %2 modes, time and power): "
@@ -121,7 +118,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                                             profiled, QStringLiteral("nn"), config, seed,
                                             callbacks);
                     if (!model)
-                        return Result::failure(model.error(), model.errorKind());
+                        return passOn<Result>(model);
                     seconds += timer.nsecsElapsed() / 1e9;
                     const ModePredictions predicted = model->predict(validation.modes);
                     timeErrors.append(

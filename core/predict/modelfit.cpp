@@ -9,7 +9,7 @@ Expected<WorkloadData> WorkloadData::load(Store &store, const QString &workload,
 {
     const Expected<QString> resolved = store.deviceOfWorkload(workload, device);
     if (!resolved)
-        return Expected<WorkloadData>::failure(resolved.error(), resolved.errorKind());
+        return passOn<Expected<WorkloadData>>(resolved);
     const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
     if (!rows)
         return Expected<WorkloadData>::failure(rows.error());

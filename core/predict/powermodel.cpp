@@ -155,7 +155,7 @@ Expected<PowerModel> PowerModel::train(const QString &device, const QString &dev
         },
         &model.m_time, &model.m_power);
     if (!fitted)
-        return Result::failure(fitted.error(), fitted.errorKind());
+        return passOn<Result>(fitted);
     model.m_record.featureLayout = featureLayout(config);
     ModelRecord &r = model.m_record;
     r.device = device;
@@ -191,7 +191,7 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
         },
         &model.m_time, &model.m_power);
     if (!fitted)
-        return Result::failure(fitted.error(), fitted.errorKind());
+        return passOn<Result>(fitted);
     ModelRecord &r = model.m_record;
     r.device = device;
     r.deviceKind = deviceKind;

@@ -67,7 +67,7 @@ Expected<ImportOutcome> Importer::run(const ImportRequest &request, const Store:
         return Result::failure(QStringLiteral("the workload name is empty"), ErrorKind::BadInput);
     const Expected<QString> kind = resolveKind(m_store, request.device, request.deviceKind);
     if (!kind)
-        return Result::failure(kind.error(), kind.errorKind());
+        return passOn<Result>(kind);
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(*kind);
     if (!spec)
         return Result::failure(spec.error());
@@ -99,7 +99,7 @@ Expected<ImportOutcome> Importer::run(const ImportRequest &request, const Store:
     const Expected<MeasurementCsv::Parsed> parsed =
         MeasurementCsv::parse(data, fileName, ModeSpace(*spec));
     if (!parsed)
-        return Result::failure(parsed.error(), parsed.errorKind());
+        return passOn<Result>(parsed);
 
     Expected<ImportRecord> record = m_store.addImport(request.device, *kind, request.workload,
                                                       fileName, sha256, parsed->rows, progress);

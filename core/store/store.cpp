@@ -48,7 +48,7 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
 {
     using Result = Expected<std::unique_ptr<Store>>;
     if (Status header = checkSqliteHeader(path); !header)
-        return Result::failure(header.error(), header.errorKind());
+        return passOn<Result>(header);
     const QFileInfo info(path);
     if (!info.exists() && !QDir().mkpath(info.absolutePath())) {
         return Result::failure(
@@ -58,7 +58,7 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
     if (!db)
         return Result::failure(db.error());
     if (Status compatible = Schema::checkCompatible(*db); !compatible)
-        return Result::failure(compatible.error(), compatible.errorKind());
+        return passOn<Result>(compatible);
     // WAL: readers (the GUI) never block the writer (a sweep); FULL: a measurement that was
     // committed survives a power cut of the desktop too.
     if (Status status = db->exec(QStringLiteral("PRAGMA journal_mode = WAL; "
@@ -292,14 +292,18 @@ Expected<QString> Store::deviceOfWorkload(const QString &workload, const QString
         return bad(QStringLiteral("%1: no measurements of workload '%2'").arg(path(), workload));
     if (requested.isEmpty()) {
         if (devices.size() > 1) {
-            return bad(QStringLiteral("workload '%1' was measured on %2; choose one with --device")
-                           .arg(workload, devices.join(QStringLiteral(", "))));
+            return Expected<QString>::badInput(
+                InputField::Device,
+                QStringLiteral("workload '%1' was measured on %2; choose one")
+                    .arg(workload, devices.join(QStringLiteral(", "))));
         }
         return devices.first();
     }
     if (!devices.contains(requested)) {
-        return bad(QStringLiteral("workload '%1' has no measurements on '%2'; it has some on %3")
-                       .arg(workload, requested, devices.join(QStringLiteral(", "))));
+        return Expected<QString>::badInput(
+            InputField::Device,
+            QStringLiteral("workload '%1' has no measurements on '%2'; it has some on %3")
+                .arg(workload, requested, devices.join(QStringLiteral(", "))));
     }
     return requested;
 }

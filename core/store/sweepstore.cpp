@@ -79,7 +79,7 @@ Expected<qint64> SweepStore::create(const SweepPlan &plan)
         return Result::failure(transaction.begun().error());
     const Expected<qint64> deviceId = m_store.ensureDevice(plan.device, plan.deviceKind);
     if (!deviceId)
-        return Result::failure(deviceId.error(), deviceId.errorKind());
+        return passOn<Result>(deviceId);
     const Expected<qint64> workloadId = m_store.ensureWorkload(plan.workload);
     if (!workloadId)
         return Result::failure(workloadId.error());

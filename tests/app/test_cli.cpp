@@ -240,6 +240,34 @@ private Q_SLOTS:
         QCOMPARE(readTestFile(notes), QByteArray("just text\n"));
     }
 
+    // Errors from core and the workflows name the input field; ptwb names its option for it.
+    void aFieldErrorNamesTheCommandsOption()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("two.sqlite"));
+        const QString csv = writeTestFile(dir, QStringLiteral("good.csv"), kGood);
+        for (const QString &device : {QStringLiteral("orin-a"), QStringLiteral("orin-b")}) {
+            QCOMPARE(runCli({QStringLiteral("import"), csv, QStringLiteral("--db"), db,
+                             QStringLiteral("--device"), device, QStringLiteral("--kind"),
+                             QStringLiteral("orin-agx"), QStringLiteral("--workload"),
+                             QStringLiteral("w")})
+                         .exitCode,
+                     0);
+        }
+        const CliResult train = runCli({QStringLiteral("train"), QStringLiteral("--db"), db,
+                                        QStringLiteral("--workload"), QStringLiteral("w")});
+        QCOMPARE(train.exitCode, 2);
+        QCOMPARE(
+            train.err.trimmed(),
+            QStringLiteral("--device: workload 'w' was measured on orin-a, orin-b; choose one"));
+        // transfer loads its target the same way.
+        const CliResult transfer = runCli({QStringLiteral("transfer"), QStringLiteral("--db"), db,
+                                           QStringLiteral("--from"), QStringLiteral("w"),
+                                           QStringLiteral("--to"), QStringLiteral("w")});
+        QCOMPARE(transfer.exitCode, 2);
+        QVERIFY2(transfer.err.startsWith(QStringLiteral("--device: ")), qPrintable(transfer.err));
+    }
+
     void importExportImportRoundTrip()
     {
         const QString source = sharedDataFile(QStringLiteral("resnet18_imagenet_train.csv"));
