@@ -23,7 +23,6 @@
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace ptwb::ui {
 
@@ -57,13 +56,6 @@ QString describe(const QString &strategy)
     return text.value(strategy);
 }
 
-QString remaining(double seconds)
-{
-    if (seconds < 60)
-        return QObject::tr("%1 s left").arg(int(std::ceil(seconds)));
-    return QObject::tr("%1 min %2 s left").arg(int(seconds) / 60).arg(int(seconds) % 60);
-}
-
 const QStringList kColumns {
     QObject::tr("Strategy"),         QObject::tr("Profiled"),  QObject::tr("Time penalty %"),
     QObject::tr("Energy penalty %"), QObject::tr("Excess W"),  QObject::tr("Above budget %"),
@@ -73,6 +65,7 @@ const QStringList kColumns {
 
 ComparePanel::ComparePanel(QWidget *parent)
     : QWidget(parent)
+    , m_tasks(new BackgroundTasks(this))
     , m_stack(new QStackedWidget(this))
     , m_reference(new QComboBox(this))
     , m_target(new QComboBox(this))
@@ -235,20 +228,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     updateCharts();
 }
 
-ComparePanel::~ComparePanel()
-{
-    if (m_cancel)
-        m_cancel->store(true);
-    for (QFuture<void> &task : m_tasks)
-        task.waitForFinished();
-}
-
-template<typename Work>
-void ComparePanel::runInBackground(Work work)
-{
-    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
-    m_tasks.append(QtConcurrent::run(std::move(work)));
-}
+ComparePanel::~ComparePanel() = default;  // m_tasks cancels a running evaluation
 
 void ComparePanel::setDatabasePath(const QString &path)
 {
@@ -265,25 +245,23 @@ void ComparePanel::setDeviceKind(const QString &kind)
 void ComparePanel::reload()
 {
     if (m_path.isEmpty()) {  // nothing to list until there is a store
-        ++m_listsGeneration;
+        m_tasks->drop(QStringLiteral("lists"));
         m_stack->setCurrentIndex(0);
         return;
     }
-    const quint64 generation = ++m_listsGeneration;
-    QPointer<ComparePanel> self(this);
-    runInBackground([self, path = m_path, generation] {
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        const Expected<QVector<WorkloadSummary>> summaries = store
-            ? (*store)->summaries()
-            : Expected<QVector<WorkloadSummary>>::failure(store.error());
-        QMetaObject::invokeMethod(self, [self, summaries, generation] {
-            if (!self || generation != self->m_listsGeneration)
-                return;
+    m_tasks->run(
+        QStringLiteral("lists"),
+        [path = m_path](const TaskContext &) -> Expected<QVector<WorkloadSummary>> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QVector<WorkloadSummary>>>(store);
+            return (*store)->summaries();
+        },
+        [this](const Expected<QVector<WorkloadSummary>> &summaries) {
             if (!summaries)
-                Q_EMIT self->failed(summaries.error());
-            self->showWorkloads(summaries ? *summaries : QVector<WorkloadSummary>());
+                Q_EMIT failed(summaries.error());
+            showWorkloads(summaries ? *summaries : QVector<WorkloadSummary>());
         });
-    });
 }
 
 void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
@@ -411,8 +389,7 @@ void ComparePanel::run()
     m_table->setRowCount(0);
     updateCharts();
     m_running = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_clock.start();
+    m_timeLeft.start();
     m_progress->setValue(0);
     m_progress->setFormat(tr("loading measurements…"));
     m_progress->setVisible(true);
@@ -424,15 +401,6 @@ void ComparePanel::run()
     m_status->setVisible(true);
     updateActions();
 
-    const quint64 generation = ++m_runGeneration;
-    QPointer<ComparePanel> self(this);
-    // Reports reach the panel in order, and only for the run that is still current.
-    const auto post = [self, generation](std::function<void(ComparePanel *)> report) {
-        QMetaObject::invokeMethod(self, [self, generation, report] {
-            if (self && generation == self->m_runGeneration)
-                report(self);
-        });
-    };
     StoredEvaluation::Params params;
     params.databasePath = m_path;
     params.targetDevice = target.value(0);
@@ -440,48 +408,55 @@ void ComparePanel::run()
     params.referenceDevice = reference.value(0);
     params.referenceWorkload = reference.value(1);
     params.options = evaluation;
-    runInBackground([params, cancel = m_cancel, post] {
-        StoredEvaluation::Callbacks callbacks;
-        callbacks.cancelled = [cancel] { return cancel->load(); };
-        callbacks.progress = [post](int done, int total) {
-            post([done, total](ComparePanel *panel) { panel->onProgress(done, total); });
-        };
-        callbacks.result = [post](const StrategyMetrics &m) {
-            post([m](ComparePanel *panel) { panel->addResult(m); });
-        };
-        callbacks.log = [post](const QString &line) {
-            post([line](ComparePanel *panel) { panel->m_status->setText(line); });
-        };
-        const Expected<QVector<StrategyMetrics>> results = StoredEvaluation(params).run(callbacks);
-        const bool wasCancelled = cancel->load();
-        post([results, wasCancelled](ComparePanel *panel) {
+    // Reports reach the panel in order, and only for the run that is still current.
+    QPointer<ComparePanel> self(this);
+    m_tasks->run(
+        QStringLiteral("run"),
+        [params, self](const TaskContext &context) {
+            const auto post = [context, self](std::function<void(ComparePanel &)> report) {
+                context.post([self, report] {
+                    if (self)
+                        report(*self);
+                });
+            };
+            StoredEvaluation::Callbacks callbacks;
+            const auto cancel = context.cancelFlag();
+            callbacks.cancelled = [cancel] { return cancel->load(); };
+            callbacks.progress = [post](int done, int total) {
+                post([done, total](ComparePanel &panel) { panel.onProgress(done, total); });
+            };
+            callbacks.result = [post](const StrategyMetrics &m) {
+                post([m](ComparePanel &panel) { panel.addResult(m); });
+            };
+            callbacks.log = [post](const QString &line) {
+                post([line](ComparePanel &panel) { panel.m_status->setText(line); });
+            };
+            Expected<QVector<StrategyMetrics>> results = StoredEvaluation(params).run(callbacks);
+            return std::make_pair(results, context.cancelled());
+        },
+        [this](const std::pair<Expected<QVector<StrategyMetrics>>, bool> &outcome) {
+            const auto &[results, wasCancelled] = outcome;
             if (wasCancelled) {
-                panel->endRun(tr("Cancelled: %n strategies finished.", nullptr,
-                                 int(panel->m_results.size())));
-                Q_EMIT panel->cancelled();
+                endRun(tr("Cancelled: %n strategies finished.", nullptr, int(m_results.size())));
+                Q_EMIT cancelled();
             } else if (!results) {
-                panel->endRun(tr("The evaluation failed: %1").arg(results.error()));
-                Q_EMIT panel->failed(results.error());
+                endRun(tr("The evaluation failed: %1").arg(results.error()));
+                Q_EMIT failed(results.error());
             } else {
-                panel->endRun(tr("%n strategies evaluated in %1 s.", nullptr, int(results->size()))
-                                  .arg(panel->m_clock.elapsed() / 1000.0, 0, 'f', 1));
-                Q_EMIT panel->finished();
+                endRun(tr("%n strategies evaluated in %1 s.", nullptr, int(results->size()))
+                           .arg(m_timeLeft.elapsedSeconds(), 0, 'f', 1));
+                Q_EMIT finished();
             }
         });
-    });
 }
 
 void ComparePanel::onProgress(int done, int total)
 {
     const double fraction = total > 0 ? double(done) / total : 0;
     m_progress->setValue(int(fraction * kProgressSteps));
-    const double elapsed = m_clock.elapsed() / 1000.0;
     // Strategies differ in cost, so the estimate firms up as the run goes.
-    m_progress->setFormat(tr("%1 of %2 repeats — %3")
-                              .arg(done)
-                              .arg(total)
-                              .arg(fraction > 0.02 ? remaining(elapsed * (1 - fraction) / fraction)
-                                                   : tr("estimating time left")));
+    m_progress->setFormat(
+        tr("%1 of %2 repeats — %3").arg(done).arg(total).arg(m_timeLeft.text(fraction)));
 }
 
 void ComparePanel::addResult(const StrategyMetrics &m)
@@ -531,7 +506,7 @@ void ComparePanel::cancel()
 {
     if (!m_running)
         return;
-    m_cancel->store(true);
+    m_tasks->cancel(QStringLiteral("run"));
     m_status->setText(tr("Cancelling after the current repeat…"));
 }
 
@@ -584,20 +559,20 @@ void ComparePanel::chooseExportFile()
 
 void ComparePanel::exportCsv(const QString &path)
 {
-    QPointer<ComparePanel> self(this);
-    runInBackground([self, path, text = csv()] {
-        QSaveFile file(path);
-        const bool ok =
-            file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
-        QMetaObject::invokeMethod(self, [self, path, ok, error = file.errorString()] {
-            if (!self)
-                return;
-            if (ok)
-                Q_EMIT self->exported(path);
+    m_tasks->run(
+        QStringLiteral("export"),
+        [path, text = csv()](const TaskContext &) {
+            QSaveFile file(path);
+            const bool ok =
+                file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
+            return ok ? QString() : file.errorString();
+        },
+        [this, path](const QString &error) {
+            if (error.isEmpty())
+                Q_EMIT exported(path);
             else
-                Q_EMIT self->failed(tr("Could not write %1: %2").arg(path, error));
+                Q_EMIT failed(tr("Could not write %1: %2").arg(path, error));
         });
-    });
 }
 
 }  // namespace ptwb::ui

@@ -1,15 +1,10 @@
 #pragma once
 
+#include "backgroundtasks.h"
 #include "optimize/evaluation.h"
 #include "store/measurement.h"
 
-#include <QElapsedTimer>
-#include <QFuture>
-#include <QList>
 #include <QWidget>
-
-#include <atomic>
-#include <memory>
 
 class QAction;
 class QComboBox;
@@ -74,8 +69,6 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    template<typename Work>
-    void runInBackground(Work work);
     void showWorkloads(const QVector<WorkloadSummary> &summaries);
     void addResult(const StrategyMetrics &metrics);
     void onProgress(int done, int total);
@@ -89,6 +82,7 @@ private:
     QVector<WorkloadSummary> m_summaries;
     QVector<StrategyMetrics> m_results;
 
+    BackgroundTasks *m_tasks;
     QStackedWidget *m_stack;
     QComboBox *m_reference;
     QComboBox *m_target;
@@ -112,11 +106,7 @@ private:
     QAction *m_exportAction;
 
     bool m_running = false;
-    quint64 m_runGeneration = 0;
-    quint64 m_listsGeneration = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    QElapsedTimer m_clock;
-    QList<QFuture<void>> m_tasks;
+    TimeLeft m_timeLeft;
 };
 
 }  // namespace ptwb::ui

@@ -13,20 +13,12 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <cmath>
 
 namespace ptwb::ui {
 
 namespace {
-
-struct WorkloadChoice
-{
-    QString workload;
-    QString device;
-    qint64 modes = 0;
-};
 
 // The slowest modes (a few cores at the lowest clocks) take many times longer than the rest;
 // the first view stops at the 90th percentile so the front is not squashed flat.
@@ -49,6 +41,7 @@ QString settingsKey(const QString &kind, const QString &what)
 
 ExplorePanel::ExplorePanel(QWidget *parent)
     : QWidget(parent)
+    , m_tasks(new BackgroundTasks(this))
     , m_workloads(new QComboBox(this))
     , m_source(new QLabel(this))
     , m_chart(new TradeoffChart(this))
@@ -92,6 +85,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     layout->addLayout(top);
     layout->addWidget(splitter, 1);
 
+    connect(m_tasks, &BackgroundTasks::busyChanged, this, &ExplorePanel::busyChanged);
     m_chart->setTooltipProvider([this](int index) { return tooltipFor(index); });
     connect(reset, &QPushButton::clicked, m_chart, &TradeoffChart::resetZoom);
     connect(m_chart, &TradeoffChart::modeClicked, this, &ExplorePanel::selectMode);
@@ -113,28 +107,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     updateApplyAvailability();
 }
 
-ExplorePanel::~ExplorePanel()
-{
-    for (QFuture<void> &task : m_tasks)
-        task.waitForFinished();
-}
-
-void ExplorePanel::setLoading(int delta)
-{
-    const bool was = isLoading();
-    m_loading += delta;
-    if (was != isLoading())
-        Q_EMIT busyChanged(isLoading());
-}
-
-void ExplorePanel::track(QFuture<void> task)
-{
-    // Finished tasks go, so the list does not grow over a long session.
-    m_tasks.erase(std::remove_if(m_tasks.begin(), m_tasks.end(),
-                                 [](const QFuture<void> &f) { return f.isFinished(); }),
-                  m_tasks.end());
-    m_tasks.append(std::move(task));
-}
+ExplorePanel::~ExplorePanel() = default;
 
 void ExplorePanel::setDatabasePath(const QString &path)
 {
@@ -168,54 +141,51 @@ void ExplorePanel::showWorkload(const QString &workload)
     reload();
 }
 
-// The workloads measured on a device of this kind.
+// The workloads measured on a device of this kind. Workload lists and spaces share one task
+// key: whichever was asked last is what the view shows.
 void ExplorePanel::loadWorkloads()
 {
-    const QString path = m_dbPath;
-    const QString kind = m_kind;
-    const quint64 generation = ++m_generation;
-    setLoading(+1);
-    track(QtConcurrent::run([this, path, kind, generation] {
-        QVector<WorkloadChoice> choices;
-        QString error;
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        if (!store) {
-            error = store.error();
-        } else if (const Expected<QVector<WorkloadSummary>> all = (*store)->summaries(); !all) {
-            error = all.error();
-        } else {
+    m_tasks->run(
+        QStringLiteral("load"),
+        [path = m_dbPath, kind = m_kind](const TaskContext &) -> Expected<QVector<WorkloadChoice>> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QVector<WorkloadChoice>>>(store);
+            const Expected<QVector<WorkloadSummary>> all = (*store)->summaries();
+            if (!all)
+                return passOn<Expected<QVector<WorkloadChoice>>>(all);
+            QVector<WorkloadChoice> choices;
             for (const WorkloadSummary &s : *all) {
                 if (s.deviceKind == kind)
                     choices.append({s.workload, s.device, s.distinctModes});
             }
-        }
-        QMetaObject::invokeMethod(this, [this, choices, error, generation] {
-            setLoading(-1);
-            if (generation != m_generation)
-                return;
-            if (!error.isEmpty()) {
-                Q_EMIT failed(error);
-                return;
-            }
-            const QString previous = currentWorkload().isEmpty()
-                ? QSettings().value(settingsKey(m_kind, QStringLiteral("workload"))).toString()
-                : currentWorkload();
-            m_workloads->clear();
-            for (const WorkloadChoice &c : choices) {
-                m_workloads->addItem(
-                    QStringLiteral("%1 (%2 modes measured)").arg(c.workload).arg(c.modes),
-                    c.workload);
-            }
-            if (choices.isEmpty()) {
-                m_space.reset();
-                showSpace();
-                return;
-            }
-            const int keep = m_workloads->findData(previous);
-            m_workloads->setCurrentIndex(keep >= 0 ? keep : 0);
-            loadSpace(currentWorkload());
-        });
-    }));
+            return choices;
+        },
+        [this](const Expected<QVector<WorkloadChoice>> &choices) { showWorkloads(choices); });
+}
+
+void ExplorePanel::showWorkloads(const Expected<QVector<WorkloadChoice>> &choices)
+{
+    if (!choices) {
+        Q_EMIT failed(choices.error());
+        return;
+    }
+    const QString previous = currentWorkload().isEmpty()
+        ? QSettings().value(settingsKey(m_kind, QStringLiteral("workload"))).toString()
+        : currentWorkload();
+    m_workloads->clear();
+    for (const WorkloadChoice &c : *choices) {
+        m_workloads->addItem(QStringLiteral("%1 (%2 modes measured)").arg(c.workload).arg(c.modes),
+                             c.workload);
+    }
+    if (choices->isEmpty()) {
+        m_space.reset();
+        showSpace();
+        return;
+    }
+    const int keep = m_workloads->findData(previous);
+    m_workloads->setCurrentIndex(keep >= 0 ? keep : 0);
+    loadSpace(currentWorkload());
 }
 
 // Every mode with the newest model's predictions: libtorch and SQLite, so on a worker.
@@ -223,34 +193,25 @@ void ExplorePanel::loadSpace(const QString &workload)
 {
     if (workload.isEmpty())
         return;
-    const QString path = m_dbPath;
-    const quint64 generation = ++m_generation;
-    setLoading(+1);
-    track(QtConcurrent::run([this, path, workload, generation] {
-        std::shared_ptr<const TradeoffSpace> space;
-        QString error;
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        if (!store) {
-            error = store.error();
-        } else {
+    m_tasks->run(
+        QStringLiteral("load"),
+        [path = m_dbPath,
+         workload](const TaskContext &) -> Expected<std::shared_ptr<const TradeoffSpace>> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<std::shared_ptr<const TradeoffSpace>>>(store);
             Expected<TradeoffSpace> loaded =
                 TradeoffSpace::load(**store, workload, QString(), false);
-            if (loaded)
-                space = std::make_shared<const TradeoffSpace>(std::move(loaded).value());
+            if (!loaded)
+                return passOn<Expected<std::shared_ptr<const TradeoffSpace>>>(loaded);
+            return std::make_shared<const TradeoffSpace>(std::move(loaded).value());
+        },
+        [this](const Expected<std::shared_ptr<const TradeoffSpace>> &space) {
+            if (!space)
+                Q_EMIT failed(space.error());
             else
-                error = loaded.error();
-        }
-        QMetaObject::invokeMethod(this, [this, space, error, generation] {
-            setLoading(-1);
-            if (generation != m_generation)
-                return;
-            if (!space) {
-                Q_EMIT failed(error);
-                return;
-            }
-            setSpace(space);
+                setSpace(*space);
         });
-    }));
 }
 
 void ExplorePanel::setSpace(std::shared_ptr<const TradeoffSpace> space)

@@ -1,11 +1,10 @@
 #pragma once
 
+#include "backgroundtasks.h"
 #include "deviceendpoint.h"
 #include "modeapplier.h"
 #include "optimize/tradeoffspace.h"
 
-#include <QFuture>
-#include <QList>
 #include <QWidget>
 
 #include <memory>
@@ -43,7 +42,7 @@ public:
     void setSpace(std::shared_ptr<const TradeoffSpace> space);
     const TradeoffSpace *space() const { return m_space.get(); }
     QString currentWorkload() const;
-    bool isLoading() const { return m_loading > 0; }
+    bool isLoading() const { return m_tasks->isRunning(QStringLiteral("load")); }
     bool isApplying() const { return m_applier != nullptr; }
 
     TradeoffChart *chart() const { return m_chart; }
@@ -66,7 +65,15 @@ Q_SIGNALS:
     void statusMessage(const QString &text);
 
 private:
+    struct WorkloadChoice
+    {
+        QString workload;
+        QString device;
+        qint64 modes = 0;
+    };
+
     void loadWorkloads();
+    void showWorkloads(const Expected<QVector<WorkloadChoice>> &choices);
     void loadSpace(const QString &workload);
     void showSpace();
     void recommend();
@@ -75,9 +82,8 @@ private:
     void askToApply(int index);
     void startApply(const PowerMode &mode);
     QString tooltipFor(int index) const;
-    void setLoading(int delta);
-    void track(QFuture<void> task);
 
+    BackgroundTasks *m_tasks;
     QComboBox *m_workloads;
     QLabel *m_source;
     TradeoffChart *m_chart;
@@ -90,9 +96,6 @@ private:
     ModeApplier::Options m_applyOptions;
     std::unique_ptr<ModeApplier> m_applier;
     QMessageBox *m_confirm = nullptr;
-    QList<QFuture<void>> m_tasks;  // waited for on destruction
-    quint64 m_generation = 0;
-    int m_loading = 0;
 };
 
 }  // namespace ptwb::ui

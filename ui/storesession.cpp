@@ -3,149 +3,123 @@
 #include "store/measurementcsv.h"
 #include "store/store.h"
 
-#include <QFutureWatcher>
 #include <QPointer>
 #include <QSaveFile>
-#include <QtConcurrent>
 
 namespace ptwb::ui {
 
 StoreSession::StoreSession(QObject *parent)
     : QObject(parent)
+    , m_tasks(new BackgroundTasks(this))
 {
     qRegisterMetaType<QVector<ptwb::WorkloadSummary>>();
     qRegisterMetaType<QVector<ptwb::Measurement>>();
+    connect(m_tasks, &BackgroundTasks::busyChanged, this, &StoreSession::busyChanged);
 }
 
-StoreSession::~StoreSession()
-{
-    if (m_cancelImport)
-        m_cancelImport->store(true);
-    for (QFuture<void> &task : m_tasks)
-        task.waitForFinished();
-}
+StoreSession::~StoreSession() = default;  // m_tasks cancels an import (it rolls back)
 
-template<typename Work>
-void StoreSession::runInBackground(Work work)
+bool StoreSession::isBusy() const
 {
-    if (m_busy++ == 0)
-        Q_EMIT busyChanged(true);
-    auto *watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcher<void>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        if (--m_busy == 0)
-            Q_EMIT busyChanged(false);
-    });
-    m_tasks.removeIf([](const QFuture<void> &task) { return task.isFinished(); });
-    m_tasks.append(QtConcurrent::run(std::move(work)));
-    watcher->setFuture(m_tasks.back());
+    return m_tasks->runningCount() > 0;
 }
 
 void StoreSession::open(const QString &path)
 {
-    QPointer<StoreSession> self(this);
-    runInBackground([self, path] {
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        QMetaObject::invokeMethod(self, [self, path, error = store ? QString() : store.error()] {
-            if (!self)
-                return;
+    m_tasks->run(
+        QStringLiteral("open"),
+        [path](const TaskContext &) {
+            const Expected<std::unique_ptr<Store>> store = Store::open(path);
+            return store ? QString() : store.error();
+        },
+        [this, path](const QString &error) {
             if (!error.isEmpty()) {
-                Q_EMIT self->failed(error);
+                Q_EMIT failed(error);
                 return;
             }
-            self->m_path = path;
-            Q_EMIT self->opened(path);
-            self->reloadSummaries();
+            m_path = path;
+            Q_EMIT opened(path);
+            reloadSummaries();
         });
-    });
 }
 
 void StoreSession::reloadSummaries()
 {
     if (m_path.isEmpty())
         return;
-    QPointer<StoreSession> self(this);
-    runInBackground([self, path = m_path] {
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        Expected<QVector<WorkloadSummary>> summaries = store
-            ? (*store)->summaries()
-            : Expected<QVector<WorkloadSummary>>::failure(store.error());
-        QMetaObject::invokeMethod(self, [self, summaries] {
-            if (!self)
-                return;
+    m_tasks->run(
+        QStringLiteral("summaries"),
+        [path = m_path](const TaskContext &) -> Expected<QVector<WorkloadSummary>> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QVector<WorkloadSummary>>>(store);
+            return (*store)->summaries();
+        },
+        [this](const Expected<QVector<WorkloadSummary>> &summaries) {
             if (summaries)
-                Q_EMIT self->summariesLoaded(*summaries);
+                Q_EMIT summariesLoaded(*summaries);
             else
-                Q_EMIT self->failed(summaries.error());
+                Q_EMIT failed(summaries.error());
         });
-    });
 }
 
 void StoreSession::loadMeasurements(const QString &device, const QString &workload)
 {
     if (m_path.isEmpty())
         return;
-    const quint64 generation = ++m_measurementsGeneration;
-    QPointer<StoreSession> self(this);
-    runInBackground([self, path = m_path, device, workload, generation] {
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        Expected<QVector<Measurement>> rows = store
-            ? (*store)->measurements(device, workload)
-            : Expected<QVector<Measurement>>::failure(store.error());
-        QMetaObject::invokeMethod(self, [self, rows, device, workload, generation] {
-            if (!self || generation != self->m_measurementsGeneration)
-                return;
+    // A newer request drops the result of an older, slower one.
+    m_tasks->run(
+        QStringLiteral("measurements"),
+        [path = m_path, device, workload](const TaskContext &) -> Expected<QVector<Measurement>> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QVector<Measurement>>>(store);
+            return (*store)->measurements(device, workload);
+        },
+        [this, device, workload](const Expected<QVector<Measurement>> &rows) {
             if (rows)
-                Q_EMIT self->measurementsLoaded(device, workload, *rows);
+                Q_EMIT measurementsLoaded(device, workload, *rows);
             else
-                Q_EMIT self->failed(rows.error());
+                Q_EMIT failed(rows.error());
         });
-    });
 }
 
 void StoreSession::import(const ImportRequest &request)
 {
     if (m_path.isEmpty())
         return;
-    m_cancelImport = std::make_shared<std::atomic<bool>>(false);
+    // Imports never supersede each other: each has a key of its own.
+    m_importKey = QStringLiteral("import-%1").arg(++m_imports);
     QPointer<StoreSession> self(this);
-    runInBackground([self, path = m_path, request, cancel = m_cancelImport] {
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        if (!store) {
-            QMetaObject::invokeMethod(self, [self, error = store.error()] {
-                if (self)
-                    Q_EMIT self->failed(error);
-            });
-            return;
-        }
-        Importer importer(**store);
-        const Expected<ImportOutcome> outcome =
-            importer.run(request, [self, cancel](qint64 done, qint64 total) {
-                QMetaObject::invokeMethod(self, [self, done, total] {
+    m_tasks->run(
+        m_importKey,
+        [path = m_path, request, self](const TaskContext &context) -> Expected<ImportOutcome> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<ImportOutcome>>(store);
+            Importer importer(**store);
+            return importer.run(request, [context, self](qint64 done, qint64 total) {
+                context.post([self, done, total] {
                     if (self)
                         Q_EMIT self->importProgress(done, total);
                 });
-                return !cancel->load();
+                return !context.cancelled();  // a cancelled import rolls back
             });
-        QMetaObject::invokeMethod(
-            self,
-            [self, ok = outcome.ok(), message = outcome ? outcome->describe() : outcome.error()] {
-                if (!self)
-                    return;
-                if (ok) {
-                    Q_EMIT self->importFinished(message);
-                    self->reloadSummaries();
-                } else {
-                    Q_EMIT self->failed(message);
-                }
-            });
-    });
+        },
+        [this](const Expected<ImportOutcome> &outcome) {
+            if (outcome) {
+                Q_EMIT importFinished(outcome->describe());
+                reloadSummaries();
+            } else {
+                Q_EMIT failed(outcome.error());
+            }
+        });
 }
 
 void StoreSession::cancelImport()
 {
-    if (m_cancelImport)
-        m_cancelImport->store(true);
+    if (!m_importKey.isEmpty())
+        m_tasks->cancel(m_importKey);
 }
 
 void StoreSession::exportCsv(const QString &device, const QString &workload,
@@ -153,36 +127,32 @@ void StoreSession::exportCsv(const QString &device, const QString &workload,
 {
     if (m_path.isEmpty())
         return;
-    QPointer<StoreSession> self(this);
-    runInBackground([self, path = m_path, device, workload, filePath] {
-        QString error;
-        QString message;
-        Expected<std::unique_ptr<Store>> store = Store::open(path);
-        if (!store) {
-            error = store.error();
-        } else if (const auto rows = (*store)->measurements(device, workload); !rows) {
-            error = rows.error();
-        } else {
+    m_tasks->run(
+        QStringLiteral("export-%1").arg(++m_exports),
+        [path = m_path, device, workload, filePath](const TaskContext &) -> Expected<QString> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QString>>(store);
+            const auto rows = (*store)->measurements(device, workload);
+            if (!rows)
+                return passOn<Expected<QString>>(rows);
             const QByteArray csv = MeasurementCsv::write(*rows);
             QSaveFile file(filePath);
             if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() ||
                 !file.commit()) {
-                error = QStringLiteral("%1: cannot write: %2").arg(filePath, file.errorString());
-            } else {
-                message = QStringLiteral("Exported %1 rows of %2 on %3 to %4")
-                              .arg(rows->size())
-                              .arg(workload, device, filePath);
+                return Expected<QString>::failure(
+                    QStringLiteral("%1: cannot write: %2").arg(filePath, file.errorString()));
             }
-        }
-        QMetaObject::invokeMethod(self, [self, error, message] {
-            if (!self)
-                return;
-            if (error.isEmpty())
-                Q_EMIT self->exportFinished(message);
+            return QStringLiteral("Exported %1 rows of %2 on %3 to %4")
+                .arg(rows->size())
+                .arg(workload, device, filePath);
+        },
+        [this](const Expected<QString> &message) {
+            if (message)
+                Q_EMIT exportFinished(*message);
             else
-                Q_EMIT self->failed(error);
+                Q_EMIT failed(message.error());
         });
-    });
 }
 
 }  // namespace ptwb::ui

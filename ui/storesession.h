@@ -1,15 +1,11 @@
 #pragma once
 
+#include "backgroundtasks.h"
 #include "store/importer.h"
 #include "store/measurement.h"
 
-#include <QFuture>
-#include <QList>
 #include <QObject>
 #include <QVector>
-
-#include <atomic>
-#include <memory>
 
 namespace ptwb::ui {
 
@@ -25,7 +21,7 @@ public:
     ~StoreSession() override;
 
     const QString &path() const { return m_path; }
-    bool isBusy() const { return m_busy > 0; }
+    bool isBusy() const;
 
 public Q_SLOTS:
     // Opens (creating or migrating) the store, then reloads the summaries.
@@ -48,16 +44,11 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
-    template<typename Work>
-    void runInBackground(Work work);
-
+    BackgroundTasks *m_tasks;
     QString m_path;
-    int m_busy = 0;
-    // Waited for on destruction, so no task outlives the object it reports to.
-    QList<QFuture<void>> m_tasks;
-    std::shared_ptr<std::atomic<bool>> m_cancelImport;
-    // Each request carries a generation so a slow, outdated load never overwrites a newer one.
-    quint64 m_measurementsGeneration = 0;
+    QString m_importKey;  // of the newest import, for cancelImport
+    int m_imports = 0;
+    int m_exports = 0;
 };
 
 }  // namespace ptwb::ui
