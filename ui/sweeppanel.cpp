@@ -521,24 +521,24 @@ void SweepPanel::onItemRecorded(const SweepItem &item, const Measurement &measur
         Q_EMIT measurementStored();
 }
 
-void SweepPanel::onStopped(qint64 sweepId, const QString &state, const QString &summary)
+void SweepPanel::onStopped(qint64 sweepId, SweepState state, const QString &summary)
 {
-    showMessage(summary, state == QLatin1String("failed"));
-    if (state == QLatin1String("paused") || state == QLatin1String("interrupted")) {
+    showMessage(summary, state == SweepState::Failed);
+    if (state == SweepState::Paused || state == SweepState::Interrupted) {
         setState(State::Paused);
-        m_currentLabel->setText(state == QLatin1String("paused")
+        m_currentLabel->setText(state == SweepState::Paused
                                     ? tr("Paused: Resume goes on with the pending modes")
                                     : tr("Interrupted: Resume goes on with the pending modes"));
         return;
     }
     setState(State::Idle);
-    if (state == QLatin1String("done"))
+    if (state == SweepState::Done)
         m_currentLabel->setText(tr("Done: every planned mode is measured or failed"));
-    else if (state == QLatin1String("cancelled"))
+    else if (state == SweepState::Cancelled)
         m_currentLabel->setText(tr("Cancelled"));
     else
         m_currentLabel->clear();
-    if (state != QLatin1String("failed") || sweepId > 0)
+    if (state != SweepState::Failed || sweepId > 0)
         Q_EMIT sweepFinished(sweepId);
 }
 

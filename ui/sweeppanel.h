@@ -79,7 +79,7 @@ private:
     void onProgress(const SweepProgress &progress);
     void onLive(const SweepLive &live);
     void onItemRecorded(const SweepItem &item, const Measurement &measurement);
-    void onStopped(qint64 sweepId, const QString &state, const QString &summary);
+    void onStopped(qint64 sweepId, SweepState state, const QString &summary);
     void setState(State state);
     void updateModeSetControls();
     void showMessage(const QString &text, bool error = false);

@@ -3,9 +3,10 @@
 #include "store/store.h"
 #include "wire.h"
 
-#include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QTimer>
+
+#include <optional>
 
 namespace ptwb::ui {
 
@@ -29,7 +30,10 @@ public:
     {
         if (m_runner) {
             // The window closes mid-sweep: what was measured is stored, the rest resumes later.
-            SweepStore(*m_store).setState(m_sweepId, QStringLiteral("interrupted"));
+            if (const Status marked =
+                    SweepStore(*m_store).setState(m_sweepId, SweepState::Interrupted);
+                !marked)
+                qWarning("%s", qUtf8Printable(marked.error()));
             delete m_runner;  // before the store it writes to
         }
     }
@@ -55,21 +59,22 @@ public:
 
     // Ends the run, leaving the sweep in `state` (paused or cancelled). Without a run, a sweep
     // that is paused or was interrupted can still be cancelled: only its state changes.
-    void stop(const QString &state)
+    void stop(SweepState state)
     {
         if (m_runner) {
             m_stopState = state;
             m_runner->cancel();  // finished() follows once the mode in flight has stopped
             return;
         }
-        if (state != QLatin1String("cancelled") || m_sweepId <= 0 || !openStore(m_storePath))
+        if (state != SweepState::Cancelled || m_sweepId <= 0 || !openStore(m_storePath))
             return;
         const Status changed = SweepStore(*m_store).setState(m_sweepId, state);
         post([state, id = m_sweepId,
               error = changed ? QString() : changed.error()](SweepSession &s) {
-            Q_EMIT s.stopped(id, error.isEmpty() ? state : QStringLiteral("failed"),
-                             error.isEmpty() ? QStringLiteral("sweep %1 %2").arg(id).arg(state)
-                                             : error);
+            Q_EMIT s.stopped(id, error.isEmpty() ? state : SweepState::Failed,
+                             error.isEmpty()
+                                 ? QStringLiteral("sweep %1 %2").arg(id).arg(sweepStateText(state))
+                                 : error);
         });
     }
 
@@ -100,7 +105,7 @@ private:
     void fail(qint64 sweepId, const QString &why)
     {
         post([sweepId, why](SweepSession &s) {
-            Q_EMIT s.stopped(sweepId, QStringLiteral("failed"), why);
+            Q_EMIT s.stopped(sweepId, SweepState::Failed, why);
         });
     }
 
@@ -112,7 +117,7 @@ private:
             return;
         }
         m_sweepId = sweepId;
-        m_stopState.clear();
+        m_stopState.reset();
         m_live = SweepLive();
         m_liveMode = PowerMode();
         m_lastPowerT = -1;
@@ -195,10 +200,10 @@ private:
     {
         flush();
         m_flush.stop();
-        QString state = complete ? QStringLiteral("done") : QStringLiteral("interrupted");
+        SweepState state = complete ? SweepState::Done : SweepState::Interrupted;
         QString text = summary;
-        if (!complete && !m_stopState.isEmpty()) {
-            state = m_stopState;
+        if (!complete && m_stopState) {
+            state = *m_stopState;
             if (Status changed = SweepStore(*m_store).setState(m_sweepId, state); !changed)
                 text = changed.error();
         }
@@ -212,7 +217,7 @@ private:
     QString m_storePath;
     SweepRunner *m_runner = nullptr;  // a child, deleted before m_store
     qint64 m_sweepId = 0;
-    QString m_stopState;
+    std::optional<SweepState> m_stopState;  // paused or cancelled, when asked to stop
     QTimer m_flush {this};
     SweepProgress m_progress;
     bool m_progressDirty = false;
@@ -234,7 +239,7 @@ SweepSession::SweepSession(QObject *parent)
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // Kept up to date here, before anyone connected to the signals hears of it.
     connect(this, &SweepSession::stopped, this,
-            [this](qint64 id, const QString &state, const QString &) {
+            [this](qint64 id, SweepState state, const QString &) {
                 if (id > 0)
                     m_sweepId = id;
                 m_state = state;
@@ -261,7 +266,7 @@ void SweepSession::start(const workflows::SweepRequest &request)
     if (m_running)
         return;
     m_running = true;
-    m_state = QStringLiteral("running");
+    m_state = SweepState::Running;
     workflows::SweepRequest r = request;
     if (r.seed == 0)
         r.seed = QRandomGenerator::global()->generate64();  // another sweep, other modes
@@ -275,7 +280,7 @@ void SweepSession::resume(qint64 sweepId)
     if (m_running || sweepId <= 0)
         return;
     m_running = true;
-    m_state = QStringLiteral("running");
+    m_state = SweepState::Running;
     launch([path = m_databasePath, device = m_device, sweepId](SweepWorker &w) {
         w.resume(path, device, sweepId);
     });
@@ -284,15 +289,14 @@ void SweepSession::resume(qint64 sweepId)
 void SweepSession::pause()
 {
     if (m_running)
-        launch([](SweepWorker &w) { w.stop(QStringLiteral("paused")); });
+        launch([](SweepWorker &w) { w.stop(SweepState::Paused); });
 }
 
 void SweepSession::cancel()
 {
-    const bool resumable =
-        m_state == QLatin1String("paused") || m_state == QLatin1String("interrupted");
+    const bool resumable = m_state == SweepState::Paused || m_state == SweepState::Interrupted;
     if (m_running || resumable)
-        launch([](SweepWorker &w) { w.stop(QStringLiteral("cancelled")); });
+        launch([](SweepWorker &w) { w.stop(SweepState::Cancelled); });
 }
 
 }  // namespace ptwb::ui

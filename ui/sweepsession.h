@@ -50,9 +50,10 @@ public:
     void setDevice(const workflows::DeviceEndpoint &device) { m_device = device; }
     const workflows::DeviceEndpoint &device() const { return m_device; }
     bool isRunning() const { return m_running; }
-    // The sweep of the last run, and its state: running, or as stopped() reported it.
+    // The sweep of the last run, and its state: running, or as stopped() reported it
+    // (Planned before any run).
     qint64 sweepId() const { return m_sweepId; }
-    const QString &state() const { return m_state; }
+    SweepState state() const { return m_state; }
 
 public Q_SLOTS:
     void start(const ptwb::workflows::SweepRequest &request);
@@ -70,7 +71,7 @@ Q_SIGNALS:
     // The run ended; `state` is the sweep's state in the store: done, paused, cancelled,
     // interrupted (the device was lost: resumable), or failed (it could not start; sweepId may
     // be 0).
-    void stopped(qint64 sweepId, const QString &state, const QString &summary);
+    void stopped(qint64 sweepId, ptwb::SweepState state, const QString &summary);
 
 private:
     friend class SweepWorker;
@@ -81,7 +82,7 @@ private:
     QString m_databasePath;
     workflows::DeviceEndpoint m_device;
     qint64 m_sweepId = 0;
-    QString m_state;
+    SweepState m_state = SweepState::Planned;
     bool m_running = false;
 };
 

@@ -11,14 +11,19 @@ namespace ptwb {
 
 namespace {
 
-SweepItem::State stateOf(const QString &text)
-{
-    if (text == QLatin1String("done"))
-        return SweepItem::State::Done;
-    if (text == QLatin1String("failed"))
-        return SweepItem::State::Failed;
-    return SweepItem::State::Pending;
-}
+// The store's words for the states, in one place (the files' `state` columns).
+const std::pair<SweepState, const char *> kSweepStates[] = {
+    {SweepState::Planned, "planned"},
+    {SweepState::Running, "running"},
+    {SweepState::Paused, "paused"},
+    {SweepState::Cancelled, "cancelled"},
+    {SweepState::Interrupted, "interrupted"},
+    {SweepState::Done, "done"},
+    {SweepState::Failed, "failed"}};
+const std::pair<SweepItem::State, const char *> kItemStates[] = {
+    {SweepItem::State::Pending, "pending"},
+    {SweepItem::State::Done, "done"},
+    {SweepItem::State::Failed, "failed"}};
 
 QString planJson(const SweepPlan &plan)
 {
@@ -63,6 +68,42 @@ Expected<QVector<SweepItem>> insertItems(SqliteConnection &db, qint64 sweepId, i
 }
 
 }  // namespace
+
+QString sweepStateText(SweepState state)
+{
+    for (const auto &[value, text] : kSweepStates) {
+        if (value == state)
+            return QString::fromLatin1(text);
+    }
+    return {};
+}
+
+SweepState sweepStateFromText(const QString &text)
+{
+    for (const auto &[value, name] : kSweepStates) {
+        if (text == QLatin1String(name))
+            return value;
+    }
+    return SweepState::Interrupted;
+}
+
+QString SweepItem::stateText(State state)
+{
+    for (const auto &[value, text] : kItemStates) {
+        if (value == state)
+            return QString::fromLatin1(text);
+    }
+    return {};
+}
+
+SweepItem::State SweepItem::stateFromText(const QString &text)
+{
+    for (const auto &[value, name] : kItemStates) {
+        if (text == QLatin1String(name))
+            return value;
+    }
+    return State::Pending;
+}
 
 int SweepRecord::count(SweepItem::State state) const
 {
@@ -132,7 +173,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
     record.plan.run = plan.value(QLatin1String("run")).toString();
     record.plan.repeats = plan.value(QLatin1String("repeats")).toInt(1);
     record.plan.seed = plan.value(QLatin1String("seed")).toString().toULongLong();
-    record.state = select->columnText(4);
+    record.state = sweepStateFromText(select->columnText(4));
     record.createdAt = select->columnText(5);
     record.plan.target = select->columnText(6);
     record.plan.minibatches = int(select->columnInt(7));
@@ -154,7 +195,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
         item.mode = {int(items->columnInt(1)), items->columnInt(2), items->columnInt(3),
                      items->columnInt(4)};
         item.repeat = int(items->columnInt(5));
-        item.state = stateOf(items->columnText(6));
+        item.state = SweepItem::stateFromText(items->columnText(6));
         item.reason = items->columnText(7);
         item.attempts = int(items->columnInt(8));
         item.target = items->columnText(9);
@@ -211,13 +252,13 @@ Expected<qint64> SweepStore::latest(const QString &device, const QString &worklo
     return select->columnInt(0);
 }
 
-Status SweepStore::setState(qint64 id, const QString &state)
+Status SweepStore::setState(qint64 id, SweepState state)
 {
     auto update =
         m_store.connection().prepare(QStringLiteral("UPDATE sweeps SET state = ?1 WHERE id = ?2"));
     if (!update)
         return Status::failure(update.error());
-    update->bind(1, state);
+    update->bind(1, sweepStateText(state));
     update->bind(2, id);
     return update->run();
 }

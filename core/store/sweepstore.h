@@ -4,6 +4,7 @@
 #include "sweep/sweepplan.h"
 #include "util/expected.h"
 
+#include <QMetaType>
 #include <QString>
 #include <QVector>
 
@@ -11,10 +12,19 @@ namespace ptwb {
 
 class Store;
 
+// What became of a sweep. The store keeps it as text (sweepStateText); Failed is only reported
+// (a sweep that could not start), never stored.
+enum class SweepState { Planned, Running, Paused, Cancelled, Interrupted, Done, Failed };
+QString sweepStateText(SweepState state);
+// Unknown text (a newer program's state) reads as Interrupted: resumable, never lost.
+SweepState sweepStateFromText(const QString &text);
+
 // One planned (mode, repeat) of a sweep and what became of it.
 struct SweepItem
 {
     enum class State { Pending, Done, Failed };
+    static QString stateText(State state);  // the store's text: pending, done, failed
+    static State stateFromText(const QString &text);
     int position = 0;
     PowerMode mode;
     int repeat = 0;
@@ -28,7 +38,7 @@ struct SweepRecord
 {
     qint64 id = 0;
     SweepPlan plan;  // modes filled from the items
-    QString state;  // planned, running, done, interrupted
+    SweepState state = SweepState::Planned;
     QString createdAt;
     QVector<SweepItem> items;
 
@@ -54,7 +64,7 @@ public:
                                         int repeats);
     // The newest sweep of a workload on a device, for --resume without an id.
     Expected<qint64> latest(const QString &device, const QString &workload);
-    Status setState(qint64 id, const QString &state);
+    Status setState(qint64 id, SweepState state);
 
     // Records the measurement of a pending item. Fails (and stores nothing) when the item is no
     // longer pending: a second device of a fleet, or a resumed run, measured it first.
@@ -68,3 +78,5 @@ private:
 };
 
 }  // namespace ptwb
+
+Q_DECLARE_METATYPE(ptwb::SweepState)

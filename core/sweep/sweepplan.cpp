@@ -101,4 +101,18 @@ int SweepPlan::orderInDecreasingChains(QVector<PowerMode> &modes)
     return chains;
 }
 
+int SweepPlan::nextInChain(const PowerMode &from, const QVector<PowerMode> &pending)
+{
+    int highest = -1;
+    int reachable = -1;
+    for (int i = 0; i < pending.size(); ++i) {
+        if (highest < 0 || higherFirst(pending[i], pending[highest]))
+            highest = i;
+        if (lowersOrKeeps(from, pending[i]) &&
+            (reachable < 0 || higherFirst(pending[i], pending[reachable])))
+            reachable = i;
+    }
+    return reachable >= 0 ? reachable : highest;
+}
+
 }  // namespace ptwb

@@ -54,6 +54,13 @@ struct SweepPlan
     // the highest remaining mode that lowersOrKeeps from the last one. Returns the number of
     // chains (0 for no modes): the reboots the sweep needs, counting one to reach the first.
     static int orderInDecreasingChains(QVector<PowerMode> &modes);
+
+    // The same rule one step at a time, for a device whose mode is `from` and a queue that
+    // changes as it goes (a fleet shares it): the position in `pending` of the highest mode it
+    // reaches by lowering or keeping every clock, or, when there is none, of the highest of all
+    // (a new chain, after a reboot). -1 when nothing is pending. Taking modes this way from the
+    // top gives orderInDecreasingChains' order (test_sweepplan).
+    static int nextInChain(const PowerMode &from, const QVector<PowerMode> &pending);
 };
 
 }  // namespace ptwb

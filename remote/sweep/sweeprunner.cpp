@@ -9,6 +9,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <optional>
+
 namespace ptwb {
 
 namespace {
@@ -27,11 +29,9 @@ struct SweepRunner::Worker
     SweepDevice device;
     DeviceClient *client = nullptr;  // owned by the runner (QObject parent)
     QString bootId;
-    int current = -1;  // index into m_record.items being measured, or -1
+    State state = State::Working;
+    std::optional<int> current;  // index into m_record.items of the mode it measures
     int reconnects = 0;
-    bool retired = false;
-    bool waiting = false;  // out of modes while an adaptive plan may still grow
-    bool cooling = false;
     DeviceCall *streaming = nullptr;
     QElapsedTimer itemClock;
     QElapsedTimer profileClock;
@@ -40,10 +40,10 @@ struct SweepRunner::Worker
     // A device that accepts decreasing mode changes only (docs/sweeps.md).
     bool decreasingOnly = false;
     PowerMode deviceMode;  // the device's mode as last seen (hello, apply, profile)
-    bool rebooting = false;  // a planned reboot: the boot id change to come is expected
-    bool rebootDropped = false;  // its connection is down (said once)
     QElapsedTimer rebootClock;
     int rebootsForCurrent = 0;  // planned reboots for the mode in `current`
+
+    bool rebooting() const { return state == State::Rebooting || state == State::RebootDown; }
 };
 
 SweepRunner::SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices,
@@ -100,12 +100,13 @@ void SweepRunner::start()
                        .arg(m_failed)
                        .arg(m_queue.size())
                        .arg(m_workers.size()));
-    m_sweeps.setState(m_sweepId, QStringLiteral("running"));
+    if (const Status marked = m_sweeps.setState(m_sweepId, SweepState::Running); !marked)
+        Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
     if (m_queue.empty() && m_extender)
         appendChosenModes();  // an adaptive sweep resumed after its last planned mode
     if (m_queue.empty()) {
         for (auto &worker : m_workers)
-            worker->retired = true;  // nothing to measure: no device needs to be reached
+            worker->state = State::Retired;  // nothing to measure: no device needs to be reached
         maybeFinish();
         return;
     }
@@ -116,8 +117,8 @@ void SweepRunner::start()
 void SweepRunner::wakeWaiting()
 {
     for (auto &worker : m_workers) {
-        if (worker->waiting && !worker->retired) {
-            worker->waiting = false;
+        if (worker->state == State::WaitingForPlan) {
+            worker->state = State::Working;
             next(*worker);  // takes a mode handed back, asks for more, or retires
         }
     }
@@ -173,14 +174,14 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
                    .arg(info.kind, m_record.plan.deviceKind));
         return;
     }
-    if (worker.rebooting) {
+    if (worker.rebooting()) {
         if (info.bootId == worker.bootId) {
             // Not down yet (a real device takes a few seconds to stop), or it did not reboot.
             if (worker.rebootClock.elapsed() < m_options.rebootWaitMs) {
                 worker.client->disconnectFromDevice();
                 return;
             }
-            worker.rebooting = false;
+            worker.state = State::Working;
             worker.reconnects = 0;
             failItem(worker,
                      QStringLiteral("raising clocks needs a reboot, and %1 did not reboot "
@@ -190,7 +191,7 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
             return;
         }
         // The planned reboot: not an interruption, the mode it was for is measured now.
-        worker.rebooting = false;
+        worker.state = State::Working;
         Q_EMIT message(QStringLiteral("%1 is back from the planned reboot (boot id %2 -> %3)")
                            .arg(worker.device.target, worker.bootId.left(8), info.bootId.left(8)));
     } else if (!worker.bootId.isEmpty() && worker.bootId != info.bootId) {
@@ -207,7 +208,7 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
     worker.deviceMode = info.mode;
     worker.bootId = info.bootId;
     worker.reconnects = 0;
-    if (worker.current >= 0) {
+    if (worker.current) {
         checkTemperature(worker);  // the mode a planned reboot was for
         return;
     }
@@ -217,39 +218,40 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
 void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
 {
     worker.streaming = nullptr;
-    if (closedForGood(worker.client) && !m_cancelled && !m_finished && !worker.retired) {
-        worker.rebooting = false;  // a reinstalled device's new key is no reason to wait either
+    if (closedForGood(worker.client) && !m_cancelled && !m_finished &&
+        worker.state != State::Retired) {
+        // A reinstalled device's new key is no reason to wait for a reboot either.
         retire(worker, QStringLiteral("%1 (a host key is never retried)").arg(reason));
         return;
     }
-    if (worker.rebooting && !m_cancelled && !m_finished && !worker.retired) {
+    if (worker.rebooting() && !m_cancelled && !m_finished) {
         // Expected: the mode it reboots for stays this worker's, and the wait is not counted
         // as lost connections.
         if (worker.rebootClock.elapsed() > m_options.rebootWaitMs) {
-            worker.rebooting = false;
             retire(worker,
                    QStringLiteral("not back %1 s after the reboot (%2)")
                        .arg(m_options.rebootWaitMs / 1000)
                        .arg(reason));
             return;
         }
-        if (!worker.rebootDropped) {
-            worker.rebootDropped = true;
+        if (worker.state == State::Rebooting) {  // said once
+            worker.state = State::RebootDown;
             Q_EMIT message(QStringLiteral("%1: rebooting (%2); reconnecting when it is back")
                                .arg(worker.device.target, reason));
         }
         reconnectLater(worker);
         return;
     }
-    worker.rebooting = false;
+    if (worker.rebooting())
+        worker.state = State::Working;
     requeueCurrent(worker);
-    if (m_cancelled || m_finished || worker.retired) {
-        worker.retired = true;
+    if (m_cancelled || m_finished || worker.state == State::Retired) {
+        worker.state = State::Retired;
         maybeFinish();
         return;
     }
     if (m_queue.empty() && !m_extender) {
-        worker.retired = true;  // nothing left for it; the others finish their modes
+        worker.state = State::Retired;  // nothing left for it; the others finish their modes
         maybeFinish();
         return;
     }
@@ -275,9 +277,8 @@ void SweepRunner::reconnectLater(Worker &worker)
             return;
         }
         // Cancelled while it waited: it is done, or the sweep would never finish.
-        w->rebooting = false;
         requeueCurrent(*w);
-        w->retired = true;
+        w->state = State::Retired;
         maybeFinish();
     });
 }
@@ -285,21 +286,20 @@ void SweepRunner::reconnectLater(Worker &worker)
 void SweepRunner::next(Worker &worker)
 {
     if (!m_cancelled && m_queue.empty() && m_extender) {
-        worker.waiting = true;
+        worker.state = State::WaitingForPlan;
         extendPlan();  // hands out new modes, or retires every waiting worker, or waits
         return;
     }
     if (m_cancelled || m_queue.empty()) {
-        worker.waiting = false;
-        worker.retired = true;
+        worker.state = State::Retired;
         maybeFinish();
         return;
     }
-    worker.waiting = false;
+    worker.state = State::Working;
     worker.current = takeNext(worker);
     worker.rebootsForCurrent = 0;
     if (m_predicted)
-        m_predictedQueued -= m_predicted(m_record.items[worker.current].mode);
+        m_predictedQueued -= m_predicted(m_record.items[*worker.current].mode);
     worker.itemClock.start();
     checkTemperature(worker);
 }
@@ -308,24 +308,13 @@ int SweepRunner::takeNext(Worker &worker)
 {
     auto chosen = m_queue.begin();
     if (worker.decreasingOnly) {
-        // Chain order from the device's mode: the highest pending mode it reaches by lowering
-        // or keeping every clock; when there is none, the highest of all (a reboot first).
-        // The same greedy rule as SweepPlan::orderInDecreasingChains, but from where the device
-        // is, and over what is pending now (a fleet shares the queue).
-        const auto modeAt = [this](std::deque<int>::iterator it) -> const PowerMode & {
-            return m_record.items[*it].mode;
-        };
-        auto reachable = m_queue.end();
-        for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
-            if (SweepPlan::higherFirst(modeAt(it), modeAt(chosen)))
-                chosen = it;
-            if (SweepPlan::lowersOrKeeps(worker.deviceMode, modeAt(it)) &&
-                (reachable == m_queue.end() ||
-                 SweepPlan::higherFirst(modeAt(it), modeAt(reachable))))
-                reachable = it;
-        }
-        if (reachable != m_queue.end())
-            chosen = reachable;
+        // Chain order (SweepPlan::nextInChain) from where the device is, over what is pending
+        // now: a fleet shares the queue.
+        QVector<PowerMode> pending;
+        pending.reserve(int(m_queue.size()));
+        for (int index : m_queue)
+            pending.append(m_record.items[index].mode);
+        chosen += SweepPlan::nextInChain(worker.deviceMode, pending);
     }
     const int index = *chosen;
     m_queue.erase(chosen);
@@ -355,25 +344,26 @@ void SweepRunner::checkTemperature(Worker &worker)
             w->decreasingOnly = info->decreasingOnly();
         }
         const double hottest = info ? info->hottestC : 0;
-        const double limit = w->cooling ? m_options.resumeBelowC : m_options.pauseAboveC;
+        const bool cooling = w->state == State::Cooling;
+        const double limit = cooling ? m_options.resumeBelowC : m_options.pauseAboveC;
         if (hottest > limit) {
-            if (!w->cooling) {
+            if (!cooling) {
                 Q_EMIT message(QStringLiteral("%1: %2 at %3 °C; paused until it cools below "
                                               "%4 °C")
                                    .arg(w->device.target, info->hottestZone)
                                    .arg(hottest, 0, 'f', 1)
                                    .arg(m_options.resumeBelowC, 0, 'f', 1));
             }
-            w->cooling = true;
+            w->state = State::Cooling;
             QTimer::singleShot(m_options.coolingPollMs, this, [this, w] {
                 if (!m_cancelled && w->client && w->client->isReady())
                     checkTemperature(*w);
             });
             return;
         }
-        if (w->cooling)
+        if (cooling)
             Q_EMIT message(QStringLiteral("%1: cooled down; going on").arg(w->device.target));
-        w->cooling = false;
+        w->state = State::Working;
         applyCurrent(*w);
     });
 }
@@ -381,7 +371,7 @@ void SweepRunner::checkTemperature(Worker &worker)
 void SweepRunner::applyCurrent(Worker &worker)
 {
     Worker *w = &worker;
-    const PowerMode mode = m_record.items[worker.current].mode;
+    const PowerMode mode = m_record.items[*worker.current].mode;
     if (worker.decreasingOnly && !SweepPlan::lowersOrKeeps(worker.deviceMode, mode)) {
         rebootToRaise(worker);
         return;
@@ -402,7 +392,7 @@ void SweepRunner::applyCurrent(Worker &worker)
 
 void SweepRunner::rebootToRaise(Worker &worker)
 {
-    const PowerMode &mode = m_record.items[worker.current].mode;
+    const PowerMode &mode = m_record.items[*worker.current].mode;
     if (worker.rebootsForCurrent > 0) {
         // After a reboot the device is in its default mode: this one is above it.
         failItem(
@@ -418,8 +408,7 @@ void SweepRunner::rebootToRaise(Worker &worker)
         QStringLiteral("rebooting %1 to raise clocks (device accepts decreasing changes "
                        "only): %2 -> %3")
             .arg(worker.device.target, worker.deviceMode.toCanonical(), mode.toCanonical()));
-    worker.rebooting = true;
-    worker.rebootDropped = false;
+    worker.state = State::Rebooting;
     worker.rebootClock.start();
     Worker *w = &worker;
     // boot_id: a request repeated after the device already rebooted does not reboot it again.
@@ -431,7 +420,7 @@ void SweepRunner::rebootToRaise(Worker &worker)
                     // The device drops the connection as it goes down; if it never does, drop
                     // it: the reconnect then sees whether the boot id changed.
                     QTimer::singleShot(m_options.rebootWaitMs, this, [w, client] {
-                        if (w->rebooting && client && client == w->client)
+                        if (w->rebooting() && client && client == w->client)
                             client->disconnectFromDevice();
                     });
                     return;
@@ -443,7 +432,7 @@ void SweepRunner::rebootToRaise(Worker &worker)
                     w->client->disconnectFromDevice();  // the reconnect sees the boot id
                     return;
                 }
-                w->rebooting = false;
+                w->state = State::Working;
                 failItem(*w,
                          QStringLiteral("raising clocks needs a reboot, which failed: %1")
                              .arg(reply.error.text()));
@@ -462,8 +451,8 @@ void SweepRunner::profileCurrent(Worker &worker)
     worker.streaming = profile;
     connect(profile, &DeviceCall::eventReceived, this,
             [this, w](const QString &kind, const QJsonObject &event) {
-                if (w->current >= 0)
-                    Q_EMIT profileEvent(w->device.target, m_record.items[w->current].mode, kind,
+                if (w->current)
+                    Q_EMIT profileEvent(w->device.target, m_record.items[*w->current].mode, kind,
                                         event);
                 if (kind == QLatin1String("power")) {
                     w->livePowerW = event.value(QLatin1String("total_w")).toDouble();
@@ -506,11 +495,11 @@ bool SweepRunner::connectionTrouble(Worker &worker, const DeviceReply &reply)
 
 void SweepRunner::retryOrFail(Worker &worker, const QString &reason)
 {
-    const int attempts = ++m_attempts[worker.current];
+    const int attempts = ++m_attempts[*worker.current];
     if (attempts < m_options.maxAttempts) {
         Q_EMIT message(QStringLiteral("%1: %2: %3; trying again (%4 of %5)")
                            .arg(worker.device.target,
-                                m_record.items[worker.current].mode.toCanonical(), reason)
+                                m_record.items[*worker.current].mode.toCanonical(), reason)
                            .arg(attempts + 1)
                            .arg(m_options.maxAttempts));
         requeueCurrent(worker);
@@ -522,7 +511,7 @@ void SweepRunner::retryOrFail(Worker &worker, const QString &reason)
 
 void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
 {
-    SweepItem &item = m_record.items[worker.current];
+    SweepItem &item = m_record.items[*worker.current];
     if (!result.bootId.isEmpty() && result.bootId != worker.bootId) {
         // Rebooted while measuring: the numbers mix two boots. Measure it again.
         Q_EMIT message(QStringLiteral("%1: boot id changed during %2; measuring it again")
@@ -560,14 +549,14 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
         ++m_overheadSamples;
         Q_EMIT itemRecorded(item, m);
     }
-    worker.current = -1;
+    worker.current.reset();
     emitProgress(worker);
     next(worker);
 }
 
 void SweepRunner::failItem(Worker &worker, const QString &reason)
 {
-    SweepItem &item = m_record.items[worker.current];
+    SweepItem &item = m_record.items[*worker.current];
     Q_EMIT message(QStringLiteral("%1: %2 failed: %3")
                        .arg(worker.device.target, item.mode.toCanonical(), reason));
     if (Status stored =
@@ -580,25 +569,25 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
         if (m_predicted)
             m_predictedFinished += m_predicted(item.mode);
     }
-    worker.current = -1;
+    worker.current.reset();
     emitProgress(worker);
     next(worker);
 }
 
 void SweepRunner::requeueCurrent(Worker &worker)
 {
-    if (worker.current < 0)
+    if (!worker.current)
         return;
-    m_queue.push_front(worker.current);  // first again: no gap in the plan's order
+    m_queue.push_front(*worker.current);  // first again: no gap in the plan's order
     if (m_predicted)
-        m_predictedQueued += m_predicted(m_record.items[worker.current].mode);
-    worker.current = -1;
+        m_predictedQueued += m_predicted(m_record.items[*worker.current].mode);
+    worker.current.reset();
 }
 
 void SweepRunner::retire(Worker &worker, const QString &why)
 {
     requeueCurrent(worker);
-    worker.retired = true;
+    worker.state = State::Retired;
     Q_EMIT message(QStringLiteral("%1: given up: %2").arg(worker.device.target, why));
     if (worker.client)
         worker.client->disconnectFromDevice();
@@ -614,8 +603,8 @@ void SweepRunner::emitProgress(const Worker &worker)
     p.failed = m_failed;
     p.elapsedSeconds = m_clock.nsecsElapsed() / 1e9;
     p.remainingSeconds = remainingSeconds(p.elapsedSeconds);
-    if (worker.current >= 0)
-        p.currentMode = m_record.items[worker.current].mode.toCanonical();
+    if (worker.current)
+        p.currentMode = m_record.items[*worker.current].mode.toCanonical();
     p.target = worker.device.target;
     p.livePowerW = worker.livePowerW;
     Q_EMIT progress(p);
@@ -654,18 +643,18 @@ bool SweepRunner::extendPlan()
 {
     // Only once every device is idle: the choice of new modes uses every measurement.
     for (const auto &worker : m_workers) {
-        if (!worker->retired && !worker->waiting)
+        if (worker->state != State::Retired && worker->state != State::WaitingForPlan)
             return true;  // the busy one asks again when it runs out of modes
     }
     const bool grown = appendChosenModes() > 0;
     for (auto &worker : m_workers) {
-        if (!worker->waiting || worker->retired)
+        if (worker->state != State::WaitingForPlan)
             continue;
-        worker->waiting = false;
+        worker->state = State::Working;
         if (grown) {
             next(*worker);
         } else {
-            worker->retired = true;
+            worker->state = State::Retired;
         }
     }
     if (!grown)
@@ -689,13 +678,16 @@ void SweepRunner::maybeFinish()
     if (m_finished)
         return;
     for (const auto &worker : m_workers) {
-        if (!worker->retired)
+        if (worker->state != State::Retired)
             return;
     }
     m_finished = true;
     const int pending = int(m_queue.size());
     const bool complete = pending == 0;
-    m_sweeps.setState(m_sweepId, complete ? QStringLiteral("done") : QStringLiteral("interrupted"));
+    if (const Status marked =
+            m_sweeps.setState(m_sweepId, complete ? SweepState::Done : SweepState::Interrupted);
+        !marked)
+        Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
     const QString reboots = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();

@@ -109,6 +109,15 @@ Q_SIGNALS:
     void finished(bool complete, const QString &summary);
 
 private:
+    // What one device of the sweep is doing, one state at a time (like ModeApplier::Phase).
+    enum class State {
+        Working,  // connecting, or taking, applying and profiling modes
+        Cooling,  // hotter than the limit: its mode waits until it cools down
+        Rebooting,  // a planned reboot to raise clocks: the boot id change to come is expected
+        RebootDown,  // the same, with its connection down (said once)
+        WaitingForPlan,  // out of modes while an adaptive plan may still grow
+        Retired,  // done: out of modes, given up, or cancelled
+    };
     struct Worker;
 
     void connectWorker(Worker &worker);

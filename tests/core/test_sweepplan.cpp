@@ -166,6 +166,32 @@ private Q_SLOTS:
         }
     }
 
+    // The sweep runner takes modes one at a time with nextInChain (the queue may change under
+    // it); from the top of a fixed set that is the order orderInDecreasingChains plans.
+    void takingModesOneByOneGivesTheChainOrder()
+    {
+        const QVector<PowerMode> all = gridModes(QStringLiteral("cores=even;cpu=every:2:2"));
+        std::mt19937 rng(5);
+        for (int size : {1, 30, 400}) {
+            QVector<PowerMode> modes = all;
+            std::shuffle(modes.begin(), modes.end(), rng);
+            modes.resize(size);
+            QVector<PowerMode> planned = modes;
+            SweepPlan::orderInDecreasingChains(planned);
+            QVector<PowerMode> pending = modes;
+            QVector<PowerMode> taken;
+            PowerMode at = DeviceSpec::builtin(QStringLiteral("orin-agx")).value().maxMode();
+            while (!pending.isEmpty()) {
+                const int next = SweepPlan::nextInChain(at, pending);
+                QVERIFY(next >= 0);
+                at = pending.takeAt(next);
+                taken.append(at);
+            }
+            QCOMPARE(taken, planned);
+        }
+        QCOMPARE(SweepPlan::nextInChain(PowerMode(), {}), -1);
+    }
+
     // The reboots a decreasing-only AGX Orin needs for the public grid (4,368 modes) and for
     // every mode (18,096): one per chain, against one per raise in high-to-low order.
     void rebootsOnTheOrinGrids_data()

@@ -56,6 +56,22 @@ private:
     }
 
 private Q_SLOTS:
+    // One mapping between the states and the store's words, which existing files hold.
+    void statesReadBackAsTheyWereWritten()
+    {
+        for (const SweepState state :
+             {SweepState::Planned, SweepState::Running, SweepState::Paused, SweepState::Cancelled,
+              SweepState::Interrupted, SweepState::Done, SweepState::Failed})
+            QCOMPARE(sweepStateFromText(sweepStateText(state)), state);
+        QCOMPARE(sweepStateText(SweepState::Interrupted), QStringLiteral("interrupted"));
+        QCOMPARE(sweepStateFromText(QStringLiteral("from-a-newer-version")),
+                 SweepState::Interrupted);
+        for (const SweepItem::State state :
+             {SweepItem::State::Pending, SweepItem::State::Done, SweepItem::State::Failed})
+            QCOMPARE(SweepItem::stateFromText(SweepItem::stateText(state)), state);
+        QCOMPARE(SweepItem::stateText(SweepItem::State::Failed), QStringLiteral("failed"));
+    }
+
     void planRoundTrips()
     {
         auto store = freshStore();
