@@ -44,7 +44,7 @@ enum class InputField {
 // The outcome of an operation that can fail with a message meant for a person:
 // either a value or an error text that names what was wrong and what was expected.
 template<typename T>
-class Expected
+class [[nodiscard]] Expected
 {
 public:
     Expected(T value)  // NOLINT(google-explicit-constructor): returning a value must stay terse
@@ -92,7 +92,7 @@ private:
 };
 
 // For operations that return nothing but can fail.
-class Status
+class [[nodiscard]] Status
 {
 public:
     Status() = default;
