@@ -91,12 +91,12 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     m_modeShort->setWordWrap(false);
     m_modeShort->setToolTip(tr("Short notation: cores, CPU, GPU and memory clocks in GHz"));
 
-    m_sparkline->setCapacity(kSparklineSeconds * 1000 / m_monitor->intervalMs());
-    m_sparkline->setSampleIntervalMs(m_monitor->intervalMs());
+    m_sparkline->setCapacity(kSparklineSeconds * 1000 / DeviceMonitor::kIntervalMs);
+    m_sparkline->setSampleIntervalMs(DeviceMonitor::kIntervalMs);
     m_sparkline->setCaption(tr("Total power"));
     m_sparkline->setToolTip(tr("The device's total power, sampled every %1 ms; the last %2 "
                                "minutes are kept")
-                                .arg(m_monitor->intervalMs())
+                                .arg(DeviceMonitor::kIntervalMs)
                                 .arg(kSparklineSeconds / 60));
     connect(m_monitor, &DeviceMonitor::powerSampled, m_sparkline, &Sparkline::addSample);
     connect(m_monitor, &DeviceMonitor::modeRead, this, &DeviceDetailsView::showMode);

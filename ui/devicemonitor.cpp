@@ -7,7 +7,7 @@ namespace ptwb::ui {
 DeviceMonitor::DeviceMonitor(QObject *parent)
     : QObject(parent)
 {
-    m_timer.setInterval(kDefaultIntervalMs);
+    m_timer.setInterval(kIntervalMs);
     connect(&m_timer, &QTimer::timeout, this, &DeviceMonitor::tick);
 }
 
@@ -27,11 +27,6 @@ void DeviceMonitor::setClient(DeviceClient *client)
         connect(client, &DeviceClient::unsolicitedEvent, this, &DeviceMonitor::refreshMode);
     }
     updatePolling();
-}
-
-void DeviceMonitor::setIntervalMs(int intervalMs)
-{
-    m_timer.setInterval(std::max(100, intervalMs));
 }
 
 void DeviceMonitor::setActive(bool active)
@@ -64,7 +59,7 @@ void DeviceMonitor::tick()
 {
     if (!m_client || !m_client->isReady())
         return;
-    if (++m_ticks % m_modeEveryTicks == 0)
+    if (++m_ticks % kModeEveryTicks == 0)
         refreshMode();
     if (m_sample && !m_sample->isFinished())
         return;  // the previous one is still out: a slow link or a busy agent

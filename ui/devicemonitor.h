@@ -26,22 +26,18 @@ class DeviceMonitor : public QObject
     Q_OBJECT
 
 public:
-    static constexpr int kDefaultIntervalMs = 500;
+    static constexpr int kIntervalMs = 500;
+    static constexpr int kModeEveryTicks = 10;  // the mode is read every 5 s
 
     explicit DeviceMonitor(QObject *parent = nullptr);
 
     // Follows `client` (not owned); null stops.
     void setClient(DeviceClient *client);
-    void setIntervalMs(int intervalMs);
-    int intervalMs() const { return m_timer.interval(); }
-    void setModeEveryTicks(int ticks) { m_modeEveryTicks = std::max(1, ticks); }
     // Polls only while active (the view is shown), not suspended and the client is ready.
     void setActive(bool active);
-    bool isActive() const { return m_active; }
     // For the owner: e.g. while a sweep streams `profile` over the same client, which one
     // sample call in between could make fail with `busy`.
     void setSuspended(bool suspended);
-    bool isSuspended() const { return m_suspended; }
     bool isPolling() const { return m_timer.isActive(); }
 
 public Q_SLOTS:
@@ -60,7 +56,6 @@ private:
     QPointer<DeviceCall> m_sample;
     QPointer<DeviceCall> m_mode;
     QTimer m_timer;
-    int m_modeEveryTicks = 10;
     int m_ticks = 0;
     bool m_active = false;
     bool m_suspended = false;

@@ -41,7 +41,7 @@ QString TimeUnit::format(double ms) const
 {
     if (!std::isfinite(ms))
         return QStringLiteral("–");
-    return QStringLiteral("%1 %2").arg(fromMs(ms), 0, 'f', perEpoch() ? 1 : 1).arg(symbol());
+    return QStringLiteral("%1 %2").arg(fromMs(ms), 0, 'f', 1).arg(symbol());
 }
 
 RecommendationCard::RecommendationCard(QWidget *parent)

@@ -153,11 +153,6 @@ const RegressorConfig &Regressor::config() const
     return engine().config(*d->model);
 }
 
-int Regressor::minimumSamples(const RegressorConfig &)
-{
-    return kMinimumTrainingSamples;
-}
-
 void Regressor::setThreadCount(int threads)
 {
     engine().setThreadCount(threads);

@@ -111,8 +111,6 @@ public:
 
     bool isValid() const;
     const RegressorConfig &config() const;
-    // The minimum number of samples train() and transfer() accept.
-    static int minimumSamples(const RegressorConfig &config);
 
     std::string serialize() const;
     static Regressor deserialize(const std::string &bytes);

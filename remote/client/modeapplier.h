@@ -56,7 +56,6 @@ public:
 
     Phase phase() const { return m_phase; }
     const PowerMode &previousMode() const { return m_previous; }
-    const PowerMode &requestedMode() const { return m_mode; }
 
 Q_SIGNALS:
     void phaseChanged(ptwb::ModeApplier::Phase phase, const QString &text);
