@@ -1,10 +1,11 @@
 #include "firstrunguide.h"
 
+#include "backgroundtasks.h"
 #include "explorepanel.h"
 #include "modelspanel.h"
 #include "starterdata.h"
 
-#include <QtConcurrent>
+#include <QLocale>
 
 namespace ptwb::ui {
 
@@ -12,6 +13,7 @@ FirstRunGuide::FirstRunGuide(ExplorePanel *explore, ModelsPanel *models, QObject
     : QObject(parent)
     , m_explore(explore)
     , m_models(models)
+    , m_tasks(new BackgroundTasks(this))
 {
     connect(m_models, &ModelsPanel::modelSaved, this, &FirstRunGuide::onModelSaved);
     connect(m_models, &ModelsPanel::trainingCancelled, this,
@@ -22,38 +24,34 @@ FirstRunGuide::FirstRunGuide(ExplorePanel *explore, ModelsPanel *models, QObject
     });
 }
 
-FirstRunGuide::~FirstRunGuide()
-{
-    m_import.waitForFinished();
-}
-
 void FirstRunGuide::start(const QString &dbPath, const QString &deviceKind)
 {
     if (isRunning() || dbPath.isEmpty() || deviceKind.isEmpty())
         return;
     m_step = Step::Importing;
-    m_import = QtConcurrent::run([this, dbPath, deviceKind] {
-        const Expected<bool> stored = StarterData::importCorpora(dbPath, deviceKind);
-        QMetaObject::invokeMethod(this, [this, stored] {
-            imported(stored && *stored, stored ? QString() : stored.error());
-        });
-    });
+    m_tasks->run(
+        QStringLiteral("import"),
+        [dbPath, deviceKind](const TaskContext &) {
+            return StarterData::importCorpora(dbPath, deviceKind);
+        },
+        [this](const Expected<qint64> &referenceModes) { imported(referenceModes); });
 }
 
-void FirstRunGuide::imported(bool stored, const QString &error)
+void FirstRunGuide::imported(const Expected<qint64> &referenceModes)
 {
-    if (!error.isEmpty()) {
-        stop(false, tr("Could not prepare the simulated starter data: %1").arg(error));
+    if (!referenceModes) {
+        stop(false,
+             tr("Could not prepare the simulated starter data: %1").arg(referenceModes.error()));
         return;
     }
-    if (!stored) {
+    if (*referenceModes == 0) {
         m_step = Step::Idle;  // the store has data already: nothing to guide
         return;
     }
     Q_EMIT message(tr("First run: stored a simulated %1 corpus (%2 modes) and %3 profiled modes "
                       "of %4; training the reference model…")
                        .arg(QLatin1String(StarterData::kReferenceWorkload))
-                       .arg(4368)
+                       .arg(QLocale().toString(*referenceModes))
                        .arg(StarterData::kNewWorkloadModes)
                        .arg(QLatin1String(StarterData::kNewWorkload)));
     m_explore->showWorkload(QString::fromLatin1(StarterData::kReferenceWorkload));

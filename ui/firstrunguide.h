@@ -1,11 +1,13 @@
 #pragma once
 
-#include <QFuture>
+#include "util/expected.h"
+
 #include <QObject>
 #include <QString>
 
 namespace ptwb::ui {
 
+class BackgroundTasks;
 class ExplorePanel;
 class ModelsPanel;
 
@@ -20,7 +22,6 @@ class FirstRunGuide : public QObject
 
 public:
     FirstRunGuide(ExplorePanel *explore, ModelsPanel *models, QObject *parent = nullptr);
-    ~FirstRunGuide() override;
 
     void start(const QString &dbPath, const QString &deviceKind);
     bool isRunning() const { return m_step != Step::Idle && m_step != Step::Done; }
@@ -33,15 +34,15 @@ Q_SIGNALS:
 private:
     enum class Step { Idle, Importing, Training, Transferring, Done };
 
-    void imported(bool stored, const QString &error);
+    void imported(const Expected<qint64> &referenceModes);
     void trainReference();
     void onModelSaved(qint64 id, const QString &workload);
     void stop(bool ok, const QString &text);
 
     ExplorePanel *m_explore;
     ModelsPanel *m_models;
+    BackgroundTasks *m_tasks;
     Step m_step = Step::Idle;
-    QFuture<void> m_import;
 };
 
 }  // namespace ptwb::ui

@@ -1,5 +1,7 @@
 #include "sweeppanel.h"
 
+#include "chartstyle.h"
+#include "modes/devicespec.h"
 #include "sweepprogresstext.h"
 #include "sweepresultsmodel.h"
 #include "sweepsetup.h"
@@ -34,18 +36,12 @@ enum ModeKind { AllModes, RandomModes, GridModes, AdaptiveModes };
 
 constexpr int kDefaultModeCount = 50;
 constexpr double kPowerSpanSeconds = 4;  // the power plot's first span; it doubles as needed
-const QColor kTimeColor {0x1f, 0x77, 0xb4};  // as the other panels' time and power series
-const QColor kPowerColor {0xc0, 0x39, 0x2b};
 
+// The device's name from its table ("Jetson AGX Orin").
 QString deviceKindLabel(const QString &kind)
 {
-    if (kind == QLatin1String("orin-agx"))
-        return QStringLiteral("Jetson AGX Orin");
-    if (kind == QLatin1String("xavier-agx"))
-        return QStringLiteral("Jetson AGX Xavier");
-    if (kind == QLatin1String("orin-nano"))
-        return QStringLiteral("Jetson Orin Nano");
-    return kind;
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    return spec ? spec->name() : kind;
 }
 
 }  // namespace
@@ -122,8 +118,8 @@ SweepPanel::SweepPanel(QWidget *parent)
     m_timePlot =
         buildPlot(tr("Minibatch time of the mode being measured"), tr("minibatch"), tr("ms"));
     m_powerPlot = buildPlot(tr("Power of the mode being measured"), tr("device time (s)"), tr("W"));
-    m_timePlot.series->setColor(kTimeColor);
-    m_powerPlot.series->setColor(kPowerColor);
+    m_timePlot.series->setColor(chartColors::time);
+    m_powerPlot.series->setColor(chartColors::power);
     auto *plots = new QHBoxLayout;
     plots->addWidget(m_timePlot.view);
     plots->addWidget(m_powerPlot.view);

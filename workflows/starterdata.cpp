@@ -13,9 +13,9 @@ QString StarterData::deviceName(const QString &deviceKind)
     return QStringLiteral("simulated-") + deviceKind;
 }
 
-Expected<bool> StarterData::importCorpora(const QString &dbPath, const QString &deviceKind)
+Expected<qint64> StarterData::importCorpora(const QString &dbPath, const QString &deviceKind)
 {
-    using Result = Expected<bool>;
+    using Result = Expected<qint64>;
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath);
     if (!store)
         return passOn<Result>(store);
@@ -24,40 +24,43 @@ Expected<bool> StarterData::importCorpora(const QString &dbPath, const QString &
         return Result::failure(summaries.error());
     for (const WorkloadSummary &s : *summaries) {
         if (s.deviceKind == deviceKind)
-            return false;
+            return 0;
     }
     store->reset();  // importCorpus opens its own connection
-    const Status reference =
+    const Expected<qint64> reference =
         importCorpus(dbPath, deviceKind, QString::fromLatin1(kReferenceWorkload), 0);
     if (!reference)
-        return passOn<Result>(reference);
-    const Status added =
+        return reference;
+    const Expected<qint64> added =
         importCorpus(dbPath, deviceKind, QString::fromLatin1(kNewWorkload), kNewWorkloadModes);
     if (!added)
-        return passOn<Result>(added);
-    return true;
+        return added;
+    return *reference;
 }
 
-Status StarterData::importCorpus(const QString &dbPath, const QString &deviceKind,
-                                 const QString &workload, int sample)
+Expected<qint64> StarterData::importCorpus(const QString &dbPath, const QString &deviceKind,
+                                           const QString &workload, int sample)
 {
+    using Result = Expected<qint64>;
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath);
     if (!store)
-        return passOn<Status>(store);
+        return passOn<Result>(store);
     QTemporaryDir scratch;
     const QString csv = scratch.filePath(workload + QStringLiteral(".csv"));
     if (const Status generated = SimulatedCorpus::generate(deviceKind, workload, csv, sample);
         !generated)
-        return generated;
+        return passOn<Result>(generated);
     Importer importer(**store);
     const Expected<ImportOutcome> imported =
         importer.run({csv, deviceName(deviceKind), deviceKind, workload});
-    return imported ? Status() : passOn<Status>(imported);
+    if (!imported)
+        return passOn<Result>(imported);
+    return imported->distinctModes;
 }
 
 Status StarterData::prepareWithModels(const QString &dbPath, const QString &deviceKind)
 {
-    const Expected<bool> imported = importCorpora(dbPath, deviceKind);
+    const Expected<qint64> imported = importCorpora(dbPath, deviceKind);
     if (!imported)
         return passOn<Status>(imported);
     // The reference model and its transfer, as the Models view and `ptwb train`/`transfer`

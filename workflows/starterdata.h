@@ -19,12 +19,14 @@ public:
     static constexpr int kNewWorkloadModes = 50;
 
     static QString deviceName(const QString &deviceKind);
-    // Blocks for about a second: run it on a worker. True when it stored the two corpora; false
-    // when the store already held measurements of this device kind (nothing is changed then).
-    static Expected<bool> importCorpora(const QString &dbPath, const QString &deviceKind);
-    // One more simulated corpus of `workload` (`sample` > 0: that many random modes).
-    static Status importCorpus(const QString &dbPath, const QString &deviceKind,
-                               const QString &workload, int sample);
+    // Blocks for about a second: run it on a worker. The number of modes of the reference
+    // corpus it stored (the device kind's grid: 4,368 on the AGX Orin), or 0 when the store
+    // already held measurements of this device kind (nothing is changed then).
+    static Expected<qint64> importCorpora(const QString &dbPath, const QString &deviceKind);
+    // One more simulated corpus of `workload` (`sample` > 0: that many random modes). Returns
+    // the number of distinct modes stored.
+    static Expected<qint64> importCorpus(const QString &dbPath, const QString &deviceKind,
+                                         const QString &workload, int sample);
     // For benchmarks and tests: importCorpora, then the reference model and its transfer, as
     // the window would make them.
     static Status prepareWithModels(const QString &dbPath, const QString &deviceKind);
