@@ -1,6 +1,7 @@
 #include "screenshotdirector.h"
 
 #include "adddevicedialog.h"
+#include "backgroundtasks.h"
 #include "budgetcontrols.h"
 #include "comparepanel.h"
 #include "deviceconnection.h"
@@ -21,7 +22,6 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QTimer>
-#include <QtConcurrent>
 
 #include <cstdio>
 
@@ -200,38 +200,40 @@ void ScreenshotDirector::stageCompare()
     const QString target = QStringLiteral("yolo_detect");
     const QString kind = m_window->connection()->deviceKind();
     const QString store = m_window->session()->path();
-    auto *watcher = new QFutureWatcher<Expected<qint64>>(this);
-    connect(watcher, &QFutureWatcher<Expected<qint64>>::finished, this,
-            [this, watcher, compare, target] {
-                if (!watcher->result()) {
-                    std::fprintf(stderr, "screenshot: %s\n", qPrintable(watcher->result().error()));
-                    save(false);
-                    return;
-                }
-                connect(
-                    compare, &ComparePanel::listsLoaded, this,
-                    [this, compare, target] {
-                        if (!compare->setReferenceWorkload(
-                                QString::fromLatin1(StarterData::kReferenceWorkload)) ||
-                            !compare->setTargetWorkload(target)) {
-                            save(false);
-                            return;
-                        }
-                        compare->setBudgets(17, 50, 1);
-                        compare->setRepeats(2);
-                        compare->setStrategies({QStringLiteral("maxn"), QStringLiteral("nvp"),
-                                                QStringLiteral("rnd"), QStringLiteral("nn"),
-                                                QStringLiteral("pt"), QStringLiteral("optimal")});
-                        connect(compare, &ComparePanel::finished, this, [this] {
-                            QTimer::singleShot(kSettleMs, this, [this] { save(true); });
-                        });
-                        compare->run();
-                    },
-                    Qt::SingleShotConnection);
-                compare->reload();
-            });
-    watcher->setFuture(QtConcurrent::run(
-        [store, kind, target] { return StarterData::importCorpus(store, kind, target, 0); }));
+    auto *tasks = new BackgroundTasks(this);
+    tasks->run(
+        QStringLiteral("corpus"),
+        [store, kind, target](const TaskContext &) {
+            return StarterData::importCorpus(store, kind, target, 0);
+        },
+        [this, compare, target](const Expected<qint64> &imported) {
+            if (!imported) {
+                std::fprintf(stderr, "screenshot: %s\n", qPrintable(imported.error()));
+                save(false);
+                return;
+            }
+            connect(
+                compare, &ComparePanel::listsLoaded, this,
+                [this, compare, target] {
+                    if (!compare->setReferenceWorkload(
+                            QString::fromLatin1(StarterData::kReferenceWorkload)) ||
+                        !compare->setTargetWorkload(target)) {
+                        save(false);
+                        return;
+                    }
+                    compare->setBudgets(17, 50, 1);
+                    compare->setRepeats(2);
+                    compare->setStrategies({QStringLiteral("maxn"), QStringLiteral("nvp"),
+                                            QStringLiteral("rnd"), QStringLiteral("nn"),
+                                            QStringLiteral("pt"), QStringLiteral("optimal")});
+                    connect(compare, &ComparePanel::finished, this, [this] {
+                        QTimer::singleShot(kSettleMs, this, [this] { save(true); });
+                    });
+                    compare->run();
+                },
+                Qt::SingleShotConnection);
+            compare->reload();
+        });
 }
 
 void ScreenshotDirector::stageAddDevice()

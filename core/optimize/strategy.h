@@ -62,7 +62,7 @@ struct StrategyContext
     quint64 seed = 0;
 };
 
-// One way of choosing a power mode for a power budget (DESIGN section 1).
+// One way of choosing a power mode for a power budget (docs/optimization.md).
 class Strategy
 {
 public:

@@ -35,10 +35,10 @@ struct AccuracyBenchOptions
     quint64 seed = 0;
 };
 
-// The accuracy benchmark of DESIGN section 4: a reference model trained once per configuration on
-// every reference mode; then, per sample size and repeat, N target modes drawn at random
-// (the same draw for every method), NN trained and PT transferred on them, and both validated on
-// every target mode that was not drawn.
+// The accuracy benchmark of `ptwb bench accuracy` (docs/prediction.md, docs/benchmarks.md): a
+// reference model trained once per configuration on every reference mode; then, per sample size and
+// repeat, N target modes drawn at random (the same draw for every method), NN trained and PT
+// transferred on them, and both validated on every target mode that was not drawn.
 class AccuracyBench
 {
 public:
