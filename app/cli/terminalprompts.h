@@ -20,8 +20,7 @@ public:
                            const QString &sha256Fingerprint) override;
     std::optional<QString> passphrase(const QString &keyFile) override;
     std::optional<QString> password(const QString &user, const QString &host) override;
-    std::optional<QStringList> keyboardInteractive(const QString &name,
-                                                   const QString &instruction,
+    std::optional<QStringList> keyboardInteractive(const QString &name, const QString &instruction,
                                                    const QList<Question> &questions) override;
 
 private:
