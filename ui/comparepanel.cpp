@@ -1,9 +1,11 @@
 #include "comparepanel.h"
 
 #include "chartstyle.h"
+#include "modelworkflow.h"
 #include "optimize/storedevaluation.h"
 #include "store/store.h"
 #include "strategybarchart.h"
+#include "viewactions.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -127,26 +129,13 @@ ComparePanel::ComparePanel(QWidget *parent)
     m_strategies->setResizeMode(QListView::Adjust);
     m_strategies->setSpacing(2);
 
-    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-    m_runAction->setToolTip(tr("Evaluate the checked strategies over the budget range "
-                               "(Ctrl+Enter)"));
-    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancelAction->setToolTip(tr("Stop the evaluation; finished strategies stay (Esc)"));
-    m_exportAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
-    m_exportAction->setToolTip(tr("Save the table as CSV (Ctrl+Shift+E)"));
-    for (QAction *action : {m_runAction, m_cancelAction, m_exportAction}) {
-        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        addAction(action);
-    }
-    m_runButton->setToolTip(m_runAction->toolTip());
-    m_cancelButton->setToolTip(m_cancelAction->toolTip());
-    m_exportButton->setToolTip(m_exportAction->toolTip());
-    connect(m_runAction, &QAction::triggered, this, &ComparePanel::run);
-    connect(m_cancelAction, &QAction::triggered, this, &ComparePanel::cancel);
-    connect(m_exportAction, &QAction::triggered, this, &ComparePanel::chooseExportFile);
-    connect(m_runButton, &QPushButton::clicked, this, &ComparePanel::run);
-    connect(m_cancelButton, &QPushButton::clicked, this, &ComparePanel::cancel);
-    connect(m_exportButton, &QPushButton::clicked, this, &ComparePanel::chooseExportFile);
+    addViewAction(this, m_runAction, m_runButton, QKeySequence(Qt::CTRL | Qt::Key_Return),
+                  tr("Evaluate the checked strategies over the budget range (Ctrl+Enter)"),
+                  &ComparePanel::run);
+    addViewAction(this, m_cancelAction, m_cancelButton, QKeySequence(Qt::Key_Escape),
+                  tr("Stop the evaluation; finished strategies stay (Esc)"), &ComparePanel::cancel);
+    addViewAction(this, m_exportAction, m_exportButton, QKeySequence(tr("Ctrl+Shift+E")),
+                  tr("Save the table as CSV (Ctrl+Shift+E)"), &ComparePanel::chooseExportFile);
 
     m_progress->setRange(0, kProgressSteps);
     m_status->setWordWrap(true);
@@ -251,12 +240,7 @@ void ComparePanel::reload()
     }
     m_tasks->run(
         QStringLiteral("lists"),
-        [path = m_path](const TaskContext &) -> Expected<QVector<WorkloadSummary>> {
-            Expected<std::unique_ptr<Store>> store = Store::open(path);
-            if (!store)
-                return passOn<Expected<QVector<WorkloadSummary>>>(store);
-            return (*store)->summaries();
-        },
+        [path = m_path](const TaskContext &) { return workflows::storedWorkloads(path); },
         [this](const Expected<QVector<WorkloadSummary>> &summaries) {
             if (!summaries)
                 Q_EMIT failed(summaries.error());

@@ -4,6 +4,7 @@
 #include "lossplot.h"
 #include "modelworkflow.h"
 #include "modes/devicespec.h"
+#include "viewactions.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -103,28 +104,16 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     for (QComboBox *box : {m_trainWorkload, m_referenceModel, m_targetWorkload})
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
-    m_trainAction->setShortcut(QKeySequence(tr("Ctrl+T")));
-    m_trainAction->setToolTip(
-        tr("Train a reference model on every measured mode of the chosen workload (Ctrl+T)"));
-    m_transferAction->setShortcut(QKeySequence(tr("Ctrl+Shift+T")));
-    m_transferAction->setToolTip(tr("Adapt the reference model to the target workload's "
-                                    "profiled modes: PowerTrain transfer (Ctrl+Shift+T)"));
-    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancelAction->setToolTip(tr("Stop the training; nothing is stored (Esc)"));
-    // Shortcuts work while the focus is anywhere in the panel.
-    for (QAction *action : {m_trainAction, m_transferAction, m_cancelAction}) {
-        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-        addAction(action);
-    }
-    m_trainButton->setToolTip(m_trainAction->toolTip());
-    m_transferButton->setToolTip(m_transferAction->toolTip());
-    m_cancelButton->setToolTip(m_cancelAction->toolTip());
-    connect(m_trainAction, &QAction::triggered, this, &ModelsPanel::trainReference);
-    connect(m_transferAction, &QAction::triggered, this, &ModelsPanel::transfer);
-    connect(m_cancelAction, &QAction::triggered, this, &ModelsPanel::cancel);
-    connect(m_trainButton, &QPushButton::clicked, this, &ModelsPanel::trainReference);
-    connect(m_transferButton, &QPushButton::clicked, this, &ModelsPanel::transfer);
-    connect(m_cancelButton, &QPushButton::clicked, this, &ModelsPanel::cancel);
+    addViewAction(
+        this, m_trainAction, m_trainButton, QKeySequence(tr("Ctrl+T")),
+        tr("Train a reference model on every measured mode of the chosen workload (Ctrl+T)"),
+        &ModelsPanel::trainReference);
+    addViewAction(this, m_transferAction, m_transferButton, QKeySequence(tr("Ctrl+Shift+T")),
+                  tr("Adapt the reference model to the target workload's profiled modes: "
+                     "PowerTrain transfer (Ctrl+Shift+T)"),
+                  &ModelsPanel::transfer);
+    addViewAction(this, m_cancelAction, m_cancelButton, QKeySequence(Qt::Key_Escape),
+                  tr("Stop the training; nothing is stored (Esc)"), &ModelsPanel::cancel);
 
     m_progress->setRange(0, kProgressSteps);
     m_progress->setTextVisible(true);

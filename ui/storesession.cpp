@@ -1,5 +1,6 @@
 #include "storesession.h"
 
+#include "modelworkflow.h"
 #include "store/measurementcsv.h"
 #include "store/store.h"
 
@@ -49,12 +50,7 @@ void StoreSession::reloadSummaries()
         return;
     m_tasks->run(
         QStringLiteral("summaries"),
-        [path = m_path](const TaskContext &) -> Expected<QVector<WorkloadSummary>> {
-            Expected<std::unique_ptr<Store>> store = Store::open(path);
-            if (!store)
-                return passOn<Expected<QVector<WorkloadSummary>>>(store);
-            return (*store)->summaries();
-        },
+        [path = m_path](const TaskContext &) { return workflows::storedWorkloads(path); },
         [this](const Expected<QVector<WorkloadSummary>> &summaries) {
             if (summaries)
                 Q_EMIT summariesLoaded(*summaries);

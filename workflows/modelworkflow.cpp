@@ -42,6 +42,25 @@ Expected<ModelRecord> keep(Store &store, PowerModel &model, const TrainingData &
     return model.record();
 }
 
+// The store and the measurements of the workload a model is made for.
+struct Loaded
+{
+    std::unique_ptr<Store> store;
+    WorkloadData workload;
+};
+
+Expected<Loaded> openAndLoad(const QString &databasePath, const QString &workload,
+                             const QString &device)
+{
+    Expected<std::unique_ptr<Store>> store = Store::open(databasePath);
+    if (!store)
+        return passOn<Expected<Loaded>>(store);
+    Expected<WorkloadData> data = WorkloadData::load(**store, workload, device);
+    if (!data)
+        return passOn<Expected<Loaded>>(data);
+    return Loaded {std::move(store).value(), std::move(data).value()};
+}
+
 }  // namespace
 
 Expected<ModelRecord> findReference(Store &store, const QString &referenceWorkload,
@@ -65,13 +84,11 @@ Expected<ModelRecord> findReference(Store &store, const QString &referenceWorklo
 
 Expected<ModelRecord> train(const TrainRequest &request, const TrainingCallbacks &callbacks)
 {
-    Expected<std::unique_ptr<Store>> store = Store::open(request.databasePath);
-    if (!store)
-        return passOn<Expected<ModelRecord>>(store);
-    const Expected<WorkloadData> loaded =
-        WorkloadData::load(**store, request.workload, request.device);
-    if (!loaded)
-        return passOn<Expected<ModelRecord>>(loaded);
+    Expected<Loaded> opened = openAndLoad(request.databasePath, request.workload, request.device);
+    if (!opened)
+        return passOn<Expected<ModelRecord>>(opened);
+    Store &store = *opened->store;
+    const WorkloadData *loaded = &opened->workload;
     QElapsedTimer clock;
     clock.start();
     Expected<PowerModel> model = request.config
@@ -83,22 +100,20 @@ Expected<ModelRecord> train(const TrainRequest &request, const TrainingCallbacks
         return cancelled();
     if (!model)
         return passOn<Expected<ModelRecord>>(model);
-    return keep(**store, *model, loaded->data, clock, callbacks);
+    return keep(store, *model, loaded->data, clock, callbacks);
 }
 
 Expected<ModelRecord> transfer(const TransferRequest &request, const TrainingCallbacks &callbacks)
 {
-    Expected<std::unique_ptr<Store>> store = Store::open(request.databasePath);
-    if (!store)
-        return passOn<Expected<ModelRecord>>(store);
-    const Expected<WorkloadData> loaded =
-        WorkloadData::load(**store, request.workload, request.device);
-    if (!loaded)
-        return passOn<Expected<ModelRecord>>(loaded);
+    Expected<Loaded> opened = openAndLoad(request.databasePath, request.workload, request.device);
+    if (!opened)
+        return passOn<Expected<ModelRecord>>(opened);
+    Store &store = *opened->store;
+    const WorkloadData *loaded = &opened->workload;
 
     Expected<ModelRecord> record = request.referenceModelId > 0
-        ? (*store)->model(request.referenceModelId)
-        : findReference(**store, request.referenceWorkload, loaded->kind,
+        ? store.model(request.referenceModelId)
+        : findReference(store, request.referenceWorkload, loaded->kind,
                         request.allowDeviceTransfer);
     if (!record && request.referenceModelId > 0)
         return Expected<ModelRecord>::failure(record.error(), ErrorKind::BadInput,
@@ -118,7 +133,15 @@ Expected<ModelRecord> transfer(const TransferRequest &request, const TrainingCal
         return cancelled();
     if (!model)
         return passOn<Expected<ModelRecord>>(model);
-    return keep(**store, *model, loaded->data, clock, callbacks);
+    return keep(store, *model, loaded->data, clock, callbacks);
+}
+
+Expected<QVector<WorkloadSummary>> storedWorkloads(const QString &databasePath)
+{
+    Expected<std::unique_ptr<Store>> store = Store::open(databasePath);
+    if (!store)
+        return passOn<Expected<QVector<WorkloadSummary>>>(store);
+    return (*store)->summaries();
 }
 
 Expected<ModelOverview> modelOverview(const QString &databasePath)

@@ -55,6 +55,9 @@ Expected<ModelRecord> train(const TrainRequest &request, const TrainingCallbacks
 Expected<ModelRecord> transfer(const TransferRequest &request,
                                const TrainingCallbacks &callbacks = {});
 
+// Every workload of the store with its device and number of measured modes (the views' lists).
+Expected<QVector<WorkloadSummary>> storedWorkloads(const QString &databasePath);
+
 // What the store holds for the Models view and `ptwb models`: workloads and models (without
 // weights), newest model first.
 struct ModelOverview
