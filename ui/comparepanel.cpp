@@ -1,6 +1,7 @@
 #include "comparepanel.h"
 
 #include "chartstyle.h"
+#include "jobprogress.h"
 #include "modelworkflow.h"
 #include "optimize/storedevaluation.h"
 #include "store/store.h"
@@ -29,8 +30,6 @@
 namespace ptwb::ui {
 
 namespace {
-
-constexpr int kProgressSteps = 1000;
 
 // What each strategy does, for its tooltip (docs/optimization.md has the details).
 QString describe(const QString &strategy)
@@ -90,6 +89,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     , m_runAction(new QAction(tr("Run evaluation"), this))
     , m_cancelAction(new QAction(tr("Cancel evaluation"), this))
     , m_exportAction(new QAction(tr("Export CSV"), this))
+    , m_job(m_progress, m_cancelButton, m_status)
 {
     m_reference->setToolTip(tr("Reference workload: pt and safe start from a model of it (the "
                                "newest stored reference model, else one trained for the run)"));
@@ -137,8 +137,6 @@ ComparePanel::ComparePanel(QWidget *parent)
     addViewAction(this, m_exportAction, m_exportButton, QKeySequence(tr("Ctrl+Shift+E")),
                   tr("Save the table as CSV (Ctrl+Shift+E)"), &ComparePanel::chooseExportFile);
 
-    m_progress->setRange(0, kProgressSteps);
-    m_status->setWordWrap(true);
     m_table->setHorizontalHeaderLabels(kColumns);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
@@ -373,16 +371,10 @@ void ComparePanel::run()
     m_table->setRowCount(0);
     updateCharts();
     m_running = true;
-    m_timeLeft.start();
-    m_progress->setValue(0);
-    m_progress->setFormat(tr("loading measurements…"));
-    m_progress->setVisible(true);
-    m_cancelButton->setVisible(true);
-    m_status->setText(tr("Evaluating %1 on %2 over %3 budgets, %4 repeats…")
-                          .arg(evaluation.strategies.join(QStringLiteral(", ")), target.value(1))
-                          .arg(evaluation.budgetsW.size())
-                          .arg(evaluation.repeats));
-    m_status->setVisible(true);
+    m_job.begin(tr("Evaluating %1 on %2 over %3 budgets, %4 repeats…")
+                    .arg(evaluation.strategies.join(QStringLiteral(", ")), target.value(1))
+                    .arg(evaluation.budgetsW.size())
+                    .arg(evaluation.repeats));
     updateActions();
 
     StoredEvaluation::Params params;
@@ -413,7 +405,7 @@ void ComparePanel::run()
                 post([m](ComparePanel &panel) { panel.addResult(m); });
             };
             callbacks.log = [post](const QString &line) {
-                post([line](ComparePanel &panel) { panel.m_status->setText(line); });
+                post([line](ComparePanel &panel) { panel.m_job.setStatus(line); });
             };
             Expected<QVector<StrategyMetrics>> results = StoredEvaluation(params).run(callbacks);
             return std::make_pair(results, context.cancelled());
@@ -428,7 +420,7 @@ void ComparePanel::run()
                 Q_EMIT failed(results.error());
             } else {
                 endRun(tr("%n strategies evaluated in %1 s.", nullptr, int(results->size()))
-                           .arg(m_timeLeft.elapsedSeconds(), 0, 'f', 1));
+                           .arg(m_job.elapsedSeconds(), 0, 'f', 1));
                 Q_EMIT finished();
             }
         });
@@ -437,10 +429,8 @@ void ComparePanel::run()
 void ComparePanel::onProgress(int done, int total)
 {
     const double fraction = total > 0 ? double(done) / total : 0;
-    m_progress->setValue(int(fraction * kProgressSteps));
     // Strategies differ in cost, so the estimate firms up as the run goes.
-    m_progress->setFormat(
-        tr("%1 of %2 repeats — %3").arg(done).arg(total).arg(m_timeLeft.text(fraction)));
+    m_job.update(fraction, tr("%1 of %2 repeats").arg(done).arg(total));
 }
 
 void ComparePanel::addResult(const StrategyMetrics &m)
@@ -491,16 +481,13 @@ void ComparePanel::cancel()
     if (!m_running)
         return;
     m_tasks->cancel(QStringLiteral("run"));
-    m_status->setText(tr("Cancelling after the current repeat…"));
+    m_job.setStatus(tr("Cancelling after the current repeat…"));
 }
 
 void ComparePanel::endRun(const QString &message)
 {
     m_running = false;
-    m_progress->setVisible(false);
-    m_cancelButton->setVisible(false);
-    m_status->setText(message);
-    m_status->setVisible(!message.isEmpty());
+    m_job.end(message);
     updateActions();
 }
 

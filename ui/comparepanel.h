@@ -1,6 +1,7 @@
 #pragma once
 
 #include "backgroundtasks.h"
+#include "jobprogress.h"
 #include "optimize/evaluation.h"
 #include "store/measurement.h"
 
@@ -105,8 +106,8 @@ private:
     QAction *m_cancelAction;
     QAction *m_exportAction;
 
+    JobProgress m_job;
     bool m_running = false;
-    TimeLeft m_timeLeft;
 };
 
 }  // namespace ptwb::ui

@@ -1,6 +1,7 @@
 #include "modelspanel.h"
 
 #include "fitplot.h"
+#include "jobprogress.h"
 #include "lossplot.h"
 #include "modelworkflow.h"
 #include "modes/devicespec.h"
@@ -24,8 +25,6 @@
 namespace ptwb::ui {
 
 namespace {
-
-constexpr int kProgressSteps = 1000;
 
 QString shortDate(const QString &iso)
 {
@@ -85,6 +84,7 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     , m_transferAction(new QAction(tr("Transfer"), this))
     , m_cancelAction(new QAction(tr("Cancel training"), this))
     , m_tasks(new BackgroundTasks(this))
+    , m_job(m_progress, m_cancelButton, m_status)
 {
     m_emptyState->setAlignment(Qt::AlignCenter);
     m_emptyState->setWordWrap(true);
@@ -115,10 +115,7 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     addViewAction(this, m_cancelAction, m_cancelButton, QKeySequence(Qt::Key_Escape),
                   tr("Stop the training; nothing is stored (Esc)"), &ModelsPanel::cancel);
 
-    m_progress->setRange(0, kProgressSteps);
-    m_progress->setTextVisible(true);
     m_progress->setToolTip(tr("Epochs done over both models and every ensemble member"));
-    m_status->setWordWrap(true);
     m_fitSummary->setWordWrap(true);
     m_fitSummary->setText(tr("Select a model to see how well it predicts its workload."));
 
@@ -395,14 +392,9 @@ void ModelsPanel::showFit(qint64 id, const Expected<workflows::StoredFit> &store
 void ModelsPanel::beginJob(const QString &what)
 {
     m_training = true;
-    m_progress->setValue(0);
-    m_progress->setFormat(tr("loading measurements…"));
-    m_progress->setVisible(true);
-    m_cancelButton->setVisible(true);
-    m_status->setText(what);
+    m_job.begin(what);
     m_timeLoss->clear();
     m_powerLoss->clear();
-    m_timeLeft.start();
     updateActions();
 }
 
@@ -490,18 +482,17 @@ void ModelsPanel::onProgress(const TrainingProgress &p)
     const double perTarget = double(p.members) * p.epochs;
     const double done = (power ? perTarget : 0) + double(p.member) * p.epochs + p.epoch;
     const double fraction = std::clamp(done / (2 * perTarget), 0.0, 1.0);
-    m_progress->setValue(int(fraction * kProgressSteps));
     if (fraction >= 1) {
-        m_progress->setFormat(tr("saving…"));
+        m_job.updateText(fraction, tr("saving…"));
         return;
     }
-    m_progress->setFormat(tr("%1 model, member %2/%3, epoch %4/%5 — %6")
-                              .arg(power ? tr("power") : tr("time"))
-                              .arg(p.member + 1)
-                              .arg(p.members)
-                              .arg(p.epoch)
-                              .arg(p.epochs)
-                              .arg(m_timeLeft.text(fraction)));
+    m_job.update(fraction,
+                 tr("%1 model, member %2/%3, epoch %4/%5")
+                     .arg(power ? tr("power") : tr("time"))
+                     .arg(p.member + 1)
+                     .arg(p.members)
+                     .arg(p.epoch)
+                     .arg(p.epochs));
 }
 
 void ModelsPanel::onTrained(const Expected<ModelRecord> &model, bool cancelled)
@@ -525,16 +516,13 @@ void ModelsPanel::cancel()
     if (!isBusy())
         return;
     m_tasks->cancel(QStringLiteral("train"));
-    m_status->setText(tr("Cancelling…"));
+    m_job.setStatus(tr("Cancelling…"));
 }
 
 void ModelsPanel::endJob(const QString &message)
 {
     m_training = false;
-    m_progress->setVisible(false);
-    m_cancelButton->setVisible(false);
-    m_status->setText(message);
-    m_status->setVisible(!message.isEmpty());
+    m_job.end(message);
     updateActions();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "backgroundtasks.h"
+#include "jobprogress.h"
 #include "predict/regressor.h"
 #include "store/measurement.h"
 #include "store/modelrecord.h"
@@ -117,8 +118,8 @@ private:
     QAction *m_cancelAction;
 
     BackgroundTasks *m_tasks;
+    JobProgress m_job;
     bool m_training = false;
-    TimeLeft m_timeLeft;
     QHash<qint64, QString> m_referenceKinds;  // reference model id -> its device kind
     qint64 m_selectAfterLoad = 0;
 };
