@@ -121,6 +121,12 @@ Expected<QVector<DeviceEndpoint>> fleet(const QStringList &targets,
                                     QStringLiteral("a fleet must be of one kind, not %1 and %2")
                                         .arg(out.first().kind, device->kind));
         }
+        // One sweep stores under one device name: simulated data never under a real device's.
+        if (!out.isEmpty() && out.first().simulated != device->simulated) {
+            return Result::badInput(
+                InputField::Target,
+                QStringLiteral("a fleet is all simulated or all real devices, not both"));
+        }
         out.append(std::move(device).value());
     }
     return out;

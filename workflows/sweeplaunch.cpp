@@ -56,9 +56,21 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &request,
     }
     SweepStore sweeps(store);
     if (request.resume) {
-        if (request.resumeSweepId > 0)
-            return request.resumeSweepId;
-        return sweeps.latest(device, request.workload);
+        const Expected<qint64> id = request.resumeSweepId > 0
+            ? Expected<qint64>(request.resumeSweepId)
+            : sweeps.latest(device, request.workload);
+        if (!id)
+            return id;
+        const Expected<SweepRecord> record = sweeps.load(*id);
+        if (!record)
+            return passOn<Result>(record);
+        if (record->plan.deviceKind != first.kind) {
+            return Result::badInput(InputField::Target,
+                                    QStringLiteral("sweep %1 is planned for a %2, not a %3")
+                                        .arg(*id)
+                                        .arg(record->plan.deviceKind, first.kind));
+        }
+        return id;
     }
     if (request.modeSet.trimmed().isEmpty())
         return Result::badInput(InputField::Modes, QStringLiteral("no modes chosen"));

@@ -101,6 +101,13 @@ private Q_SLOTS:
         QCOMPARE(mixed.field(), InputField::Target);
         QVERIFY2(mixed.error().contains(QStringLiteral("one kind")), qPrintable(mixed.error()));
 
+        ConnectionOptions options;
+        options.sshKind = QStringLiteral("orin-agx");
+        const Expected<QVector<DeviceEndpoint>> mixedReality =
+            fleet({QStringLiteral("sim:orin-agx"), QStringLiteral("ssh://nvidia@orin")}, options);
+        QVERIFY(!mixedReality);  // simulated data never stored under a real device's name
+        QCOMPARE(mixedReality.field(), InputField::Target);
+
         const Expected<QVector<DeviceEndpoint>> two =
             fleet({QStringLiteral("sim:orin-agx,sim:orin-agx")}, {});
         QVERIFY2(two, qPrintable(two.error()));

@@ -78,6 +78,13 @@ private Q_SLOTS:
         const Expected<qint64> resumed = planSweep(*m_store, resume, {m_device});
         QVERIFY(resumed);
         QCOMPARE(*resumed, *second);
+        // The same sweep on a device of another kind is refused.
+        DeviceEndpoint nano = m_device;
+        nano.kind = QStringLiteral("orin-nano");
+        resume.resumeSweepId = *second;
+        const Expected<qint64> otherKind = planSweep(*m_store, resume, {nano});
+        QVERIFY(!otherKind);
+        QCOMPARE(otherKind.field(), InputField::Target);
     }
 
     void badRequestsNameTheirField_data()
