@@ -88,19 +88,19 @@ Expected<ModelRecord> train(const TrainRequest &request, const TrainingCallbacks
     if (!opened)
         return passOn<Expected<ModelRecord>>(opened);
     Store &store = *opened->store;
-    const WorkloadData *loaded = &opened->workload;
+    const WorkloadData &loaded = opened->workload;
     QElapsedTimer clock;
     clock.start();
     Expected<PowerModel> model = request.config
-        ? PowerModel::train(loaded->device, loaded->kind, request.workload, loaded->data,
+        ? PowerModel::train(loaded.device, loaded.kind, request.workload, loaded.data,
                             request.method, *request.config, request.seed, callbacks)
-        : PowerModel::train(loaded->device, loaded->kind, request.workload, loaded->data,
+        : PowerModel::train(loaded.device, loaded.kind, request.workload, loaded.data,
                             request.method, request.configName, request.seed, callbacks);
     if (wasCancelled(callbacks))
         return cancelled();
     if (!model)
         return passOn<Expected<ModelRecord>>(model);
-    return keep(store, *model, loaded->data, clock, callbacks);
+    return keep(store, *model, loaded.data, clock, callbacks);
 }
 
 Expected<ModelRecord> transfer(const TransferRequest &request, const TrainingCallbacks &callbacks)
@@ -109,12 +109,11 @@ Expected<ModelRecord> transfer(const TransferRequest &request, const TrainingCal
     if (!opened)
         return passOn<Expected<ModelRecord>>(opened);
     Store &store = *opened->store;
-    const WorkloadData *loaded = &opened->workload;
+    const WorkloadData &loaded = opened->workload;
 
     Expected<ModelRecord> record = request.referenceModelId > 0
         ? store.model(request.referenceModelId)
-        : findReference(store, request.referenceWorkload, loaded->kind,
-                        request.allowDeviceTransfer);
+        : findReference(store, request.referenceWorkload, loaded.kind, request.allowDeviceTransfer);
     if (!record && request.referenceModelId > 0)
         return Expected<ModelRecord>::failure(record.error(), ErrorKind::BadInput,
                                               InputField::Reference);
@@ -127,13 +126,13 @@ Expected<ModelRecord> transfer(const TransferRequest &request, const TrainingCal
     QElapsedTimer clock;
     clock.start();
     Expected<PowerModel> model =
-        reference->transfer(loaded->device, loaded->kind, request.workload, loaded->data,
-                            request.seed, request.allowDeviceTransfer, callbacks);
+        reference->transfer(loaded.device, loaded.kind, request.workload, loaded.data, request.seed,
+                            request.allowDeviceTransfer, callbacks);
     if (wasCancelled(callbacks))
         return cancelled();
     if (!model)
         return passOn<Expected<ModelRecord>>(model);
-    return keep(store, *model, loaded->data, clock, callbacks);
+    return keep(store, *model, loaded.data, clock, callbacks);
 }
 
 Expected<QVector<WorkloadSummary>> storedWorkloads(const QString &databasePath)
