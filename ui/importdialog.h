@@ -10,7 +10,8 @@ class QLineEdit;
 
 namespace ptwb::ui {
 
-// Asks which file, device and workload an import is for.
+// Asks which device and workload an import of a file or of raw run folders is for, and whether
+// to import or only check.
 class ImportDialog : public QDialog
 {
     Q_OBJECT
@@ -27,6 +28,7 @@ private:
     QComboBox *m_device;
     QLineEdit *m_workload;
     QDialogButtonBox *m_buttons;
+    bool m_dryRun = false;
 };
 
 }  // namespace ptwb::ui

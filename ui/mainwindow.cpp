@@ -115,6 +115,12 @@ void MainWindow::createMenus()
     m_importAction = file->addAction(tr("&Import CSV…"), this, &MainWindow::chooseImportFile);
     m_importAction->setShortcut(QKeySequence(tr("Ctrl+I")));
     m_importAction->setToolTip(tr("Import measurements in the public PowerTrain CSV layout"));
+    m_importFoldersAction =
+        file->addAction(tr("Import &raw run folders…"), this, &MainWindow::chooseImportFolder);
+    m_importFoldersAction->setObjectName(QStringLiteral("importFoldersAction"));
+    m_importFoldersAction->setShortcut(QKeySequence(tr("Ctrl+Shift+I")));
+    m_importFoldersAction->setToolTip(tr("Import the per-mode log folders (pm_<cores>_<cpu>_<gpu>_"
+                                         "<mem>) the PowerTrain study's profiling scripts write"));
     m_exportAction =
         file->addAction(tr("&Export measurements…"), this, &MainWindow::chooseExportFile);
     m_exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
@@ -203,12 +209,7 @@ void MainWindow::wireViews()
         m_progress->setRange(0, int(total));
         m_progress->setValue(int(done));
     });
-    connect(m_session, &StoreSession::importFinished, this, [this](const QString &message) {
-        m_cancelAction->setEnabled(false);
-        statusBar()->showMessage(message, 15000);
-        m_explore->reload();
-        m_models->reload();
-    });
+    connect(m_session, &StoreSession::importFinished, this, &MainWindow::showImportOutcome);
     connect(m_session, &StoreSession::exportFinished, this,
             [this](const QString &message) { statusBar()->showMessage(message, 15000); });
     connect(m_session, &StoreSession::failed, this, &MainWindow::showError);
@@ -352,6 +353,41 @@ void MainWindow::chooseImportFile()
     importFile(path);
 }
 
+void MainWindow::chooseImportFolder()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getExistingDirectory(
+        this, tr("Import raw run folders: a pm_… folder or the folder that holds them"),
+        settings.value(QStringLiteral("import/dir")).toString());
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("import/dir"), path);
+    importFile(path);
+}
+
+void MainWindow::showImportOutcome(const ImportOutcome &outcome)
+{
+    m_cancelAction->setEnabled(false);
+    const QString text = outcome.describe();
+    statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 15000);
+    if (!outcome.dryRun) {
+        m_explore->reload();
+        m_models->reload();
+    }
+    // A check, or folders left out: the person needs the whole list, not a status line.
+    if (outcome.dryRun || outcome.rejectedFolders() > 0) {
+        auto *box = new QMessageBox(outcome.rejectedFolders() > 0 ? QMessageBox::Warning
+                                                                  : QMessageBox::Information,
+                                    outcome.dryRun ? tr("Check of the import") : tr("Import"),
+                                    text.section(QLatin1Char('\n'), 0, 0), QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("importOutcomeBox"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setTextFormat(Qt::PlainText);
+        box->setDetailedText(text);
+        box->open();
+    }
+}
+
 void MainWindow::importFile(const QString &filePath)
 {
     ImportDialog dialog(filePath, m_deviceTables->currentDevice(), this);
@@ -456,6 +492,7 @@ void MainWindow::setBusy(bool busy)
 {
     m_progress->setVisible(busy);
     m_importAction->setEnabled(!busy);
+    m_importFoldersAction->setEnabled(!busy);
 }
 
 }  // namespace ptwb::ui

@@ -11,7 +11,8 @@ class QTabWidget;
 
 namespace ptwb {
 class DeviceClient;
-}
+struct ImportOutcome;
+}  // namespace ptwb
 
 namespace ptwb::ui {
 
@@ -81,6 +82,8 @@ private:
     void setDeviceKind(const QString &kind);
     void maybeStartFirstRun();
     void chooseImportFile();
+    void chooseImportFolder();
+    void showImportOutcome(const ptwb::ImportOutcome &outcome);
     void chooseExportFile();
     void exportChart();
     void exportTable();
@@ -105,6 +108,7 @@ private:
     QLabel *m_dbStatus;
     QProgressBar *m_progress;
     QAction *m_importAction = nullptr;
+    QAction *m_importFoldersAction = nullptr;
     QAction *m_exportAction = nullptr;
     QAction *m_cancelAction = nullptr;
     QAction *m_reconnectAction = nullptr;

@@ -104,7 +104,7 @@ void StoreSession::import(const ImportRequest &request)
         },
         [this](const Expected<ImportOutcome> &outcome) {
             if (outcome) {
-                Q_EMIT importFinished(outcome->describe());
+                Q_EMIT importFinished(*outcome);
                 reloadSummaries();
             } else {
                 Q_EMIT failed(outcome.error());

@@ -38,7 +38,7 @@ Q_SIGNALS:
     void measurementsLoaded(const QString &device, const QString &workload,
                             const QVector<ptwb::Measurement> &rows);
     void importProgress(qint64 done, qint64 total);
-    void importFinished(const QString &message);
+    void importFinished(const ptwb::ImportOutcome &outcome);
     void exportFinished(const QString &message);
     void failed(const QString &message);
     void busyChanged(bool busy);

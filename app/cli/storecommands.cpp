@@ -12,10 +12,13 @@ namespace ptwb::cli {
 
 void ImportCommand::addOptions(QCommandLineParser &parser) const
 {
-    parser.addPositionalArgument(QStringLiteral("FILE.csv"),
-                                 QStringLiteral("Columns cores,cpu,gpu,mem,observed_time,"
-                                                "observed_power (kHz for cpu, Hz for gpu and "
-                                                "mem, ms, W)."));
+    parser.addPositionalArgument(QStringLiteral("PATH"),
+                                 QStringLiteral("A summary CSV with columns cores,cpu,gpu,mem,"
+                                                "observed_time,observed_power (kHz for cpu, Hz "
+                                                "for gpu and mem, ms, W), or raw run folders "
+                                                "pm_<cores>_<cpu kHz>_<gpu Hz>_<mem Hz>/ as the "
+                                                "PowerTrain study's scripts write them (one, or "
+                                                "a folder of them)."));
     parser.addOption(dbOption());
     parser.addOption({QStringLiteral("device"),
                       QStringLiteral("Device the file was measured on: a kind (orin-agx, "
@@ -28,6 +31,9 @@ void ImportCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("progress"),
                       QStringLiteral("Print progress lines on stderr while storing.")});
+    parser.addOption({QStringLiteral("dry-run"),
+                      QStringLiteral("Read and check everything, list what would be imported, "
+                                     "store nothing.")});
 }
 
 int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -38,7 +44,8 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
         return exitCode;
     }
     if (parser.positionalArguments().size() != 1)
-        return output.badUsage(QStringLiteral("import takes exactly one FILE.csv"));
+        return output.badUsage(QStringLiteral(
+            "import takes exactly one PATH (a CSV file or a folder of run folders)"));
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
@@ -54,13 +61,40 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
     Importer importer(**store);
     const ImportRequest request {
         parser.positionalArguments().first(), parser.value(QStringLiteral("device")),
-        parser.value(QStringLiteral("kind")), parser.value(QStringLiteral("workload"))};
+        parser.value(QStringLiteral("kind")), parser.value(QStringLiteral("workload")),
+        parser.isSet(QStringLiteral("dry-run"))};
     const Expected<ImportOutcome> outcome = importer.run(request, progress);
     if (!outcome)
         return output.fail(outcome);
 
     if (output.json()) {
+        QJsonArray folders;
+        for (const RunFolderResult &folder : outcome->folders) {
+            QJsonObject entry {{QStringLiteral("folder"), folder.folder},
+                               {QStringLiteral("status"),
+                                !folder.ok()                 ? QStringLiteral("rejected")
+                                    : folder.alreadyImported ? QStringLiteral("already_imported")
+                                    : outcome->dryRun        ? QStringLiteral("would_import")
+                                                             : QStringLiteral("imported")}};
+            if (folder.ok()) {
+                const ReducedRun &run = folder.reduction;
+                entry.insert(QStringLiteral("mode"), folder.measurement->mode.toCanonical());
+                entry.insert(QStringLiteral("time_ms"), run.timeMs);
+                entry.insert(QStringLiteral("time_iqr_ms"), run.timeSpreadMs);
+                entry.insert(QStringLiteral("power_w"), run.powerW);
+                entry.insert(QStringLiteral("power_iqr_w"), run.powerSpreadW);
+                entry.insert(QStringLiteral("minibatches"), run.minibatches);
+                entry.insert(QStringLiteral("power_samples"), run.powerSamples);
+                entry.insert(QStringLiteral("settled_at_s"), run.settledAtS);
+                entry.insert(QStringLiteral("machine"), folder.machine);
+            } else {
+                entry.insert(QStringLiteral("error"), folder.error);
+            }
+            folders.append(entry);
+        }
         output.object({{QStringLiteral("file"), outcome->record.fileName},
+                       {QStringLiteral("dry_run"), outcome->dryRun},
+                       {QStringLiteral("folders"), folders},
                        {QStringLiteral("device"), outcome->device},
                        {QStringLiteral("kind"), outcome->deviceKind},
                        {QStringLiteral("workload"), outcome->workload},
@@ -73,7 +107,8 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
     } else {
         output.line(outcome->describe());
     }
-    return kExitOk;
+    // Some run folders were not imported: the good ones are stored, the exit code says not all.
+    return outcome->rejectedFolders() > 0 ? kExitBadInput : kExitOk;
 }
 
 void ExportCommand::addOptions(QCommandLineParser &parser) const

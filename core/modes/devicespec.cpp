@@ -101,6 +101,7 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
     spec.m_id = reader.string(root, QStringLiteral("id"));
     spec.m_name = reader.string(root, QStringLiteral("name"));
     spec.m_source = reader.string(root, QStringLiteral("source"), false);
+    spec.m_socFamily = reader.string(root, QStringLiteral("soc_family"), false);
 
     const QJsonObject cores = root.value(QStringLiteral("cores")).toObject();
     const qint64 minCores =

@@ -33,6 +33,8 @@ public:
     const QString &id() const { return m_id; }
     const QString &name() const { return m_name; }
     const QString &source() const { return m_source; }
+    // The SoC family the kernel reports, e.g. "tegra234"; empty when the table names none.
+    const QString &socFamily() const { return m_socFamily; }
     // Allowed values of one dimension, ascending. Cores are minCores..maxCores.
     const QVector<qint64> &values(Dimension dimension) const
     {
@@ -51,6 +53,7 @@ private:
     QString m_id;
     QString m_name;
     QString m_source;
+    QString m_socFamily;
     QVector<qint64> m_values[kDimensionCount];
     QVector<Preset> m_presets;
     QString m_defaultPreset;

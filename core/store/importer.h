@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/measurementcsv.h"
+#include "store/rawrunfolder.h"
 #include "store/store.h"
 #include "util/expected.h"
 
@@ -8,10 +9,11 @@ namespace ptwb {
 
 struct ImportRequest
 {
-    QString filePath;
+    QString filePath;  // a summary CSV, a raw run folder, or a folder of raw run folders
     QString device;  // a device already in the store, or a built-in kind such as orin-agx
     QString deviceKind;  // optional: the kind of a new device with its own name
     QString workload;
+    bool dryRun = false;  // read and check everything, store nothing
 };
 
 struct ImportOutcome
@@ -25,14 +27,24 @@ struct ImportOutcome
     qint64 distinctModes = 0;
     qint64 repeatedModes = 0;
     double seconds = 0;
+    bool dryRun = false;
+    // Raw run folders: one entry per folder found, imported or not.
+    bool rawRuns = false;
+    QVector<RunFolderResult> folders;
+
+    qint64 rejectedFolders() const;
+    qint64 alreadyImportedFolders() const;
 
     // One paragraph for a person.
     QString describe() const;
 };
 
-// Imports one CSV file in the public PowerTrain layout into a store: reads and validates the
-// whole file first, then stores it in one transaction. A file with the same content (SHA-256)
-// already imported for the same device and workload is not imported again.
+// Imports measurements into a store: one CSV file in the public PowerTrain layout, or raw run
+// folders as the study's scripts write them (RawRunFolder). Reads and validates everything
+// first, then stores it in one transaction. Content (SHA-256 of a file, or of a run folder's
+// logs) already imported for the same device and workload is not imported again. Of raw run
+// folders, the good ones are imported and the others reported in the outcome, each with its
+// reason; the import fails only when no folder is good.
 class Importer
 {
 public:
@@ -49,6 +61,11 @@ public:
                                          const QString &explicitKind);
 
 private:
+    Expected<ImportOutcome> runCsv(const ImportRequest &request, const DeviceSpec &spec,
+                                   const Store::Progress &progress);
+    Expected<ImportOutcome> runFolders(const ImportRequest &request, const DeviceSpec &spec,
+                                       const Store::Progress &progress);
+
     Store &m_store;
 };
 

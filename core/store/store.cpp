@@ -150,7 +150,19 @@ Expected<ImportRecord> Store::addImport(const QString &device, const QString &ki
                                         const QString &sha256, const QVector<Measurement> &rows,
                                         const Progress &progress)
 {
-    using Result = Expected<ImportRecord>;
+    Expected<QVector<ImportRecord>> records =
+        addImports(device, kind, workload, {{fileName, sha256, rows}}, progress);
+    if (!records)
+        return passOn<Expected<ImportRecord>>(records);
+    return records->front();
+}
+
+Expected<QVector<ImportRecord>> Store::addImports(const QString &device, const QString &kind,
+                                                  const QString &workload,
+                                                  const QVector<ImportSource> &sources,
+                                                  const Progress &progress)
+{
+    using Result = Expected<QVector<ImportRecord>>;
     Transaction transaction(m_db);
     if (!transaction.begun())
         return Result::failure(transaction.begun().error());
@@ -161,38 +173,48 @@ Expected<ImportRecord> Store::addImport(const QString &device, const QString &ki
     if (!workloadId)
         return Result::failure(workloadId.error());
 
-    ImportRecord record {0, fileName, sha256, rows.size(), utcNow()};
     auto insertImport = m_db.prepare(QStringLiteral(
         "INSERT INTO imports (device_id, workload_id, file_name, sha256, rows, imported_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
     if (!insertImport)
         return Result::failure(insertImport.error());
-    insertImport->bind(1, *deviceId);
-    insertImport->bind(2, *workloadId);
-    insertImport->bind(3, fileName);
-    insertImport->bind(4, sha256);
-    insertImport->bind(5, record.rows);
-    insertImport->bind(6, record.importedAt);
-    if (Status status = insertImport->run(); !status)
-        return Result::failure(status.error());
-    record.id = m_db.lastInsertRowId();
-
     auto insert = m_db.prepare(measurementInsertSql());
     if (!insert)
         return Result::failure(insert.error());
-    for (qint64 i = 0; i < rows.size(); ++i) {
-        bindMeasurement(*insert, *deviceId, *workloadId, rows[i], QStringLiteral("import"),
-                        record.importedAt, record.id, std::nullopt);
-        if (Status status = insert->run(); !status)
+    qint64 total = 0;
+    for (const ImportSource &source : sources)
+        total += source.rows.size();
+
+    const QString now = utcNow();
+    QVector<ImportRecord> records;
+    qint64 done = 0;
+    for (const ImportSource &source : sources) {
+        ImportRecord record {0, source.fileName, source.sha256, source.rows.size(), now};
+        insertImport->bind(1, *deviceId);
+        insertImport->bind(2, *workloadId);
+        insertImport->bind(3, source.fileName);
+        insertImport->bind(4, source.sha256);
+        insertImport->bind(5, record.rows);
+        insertImport->bind(6, record.importedAt);
+        if (Status status = insertImport->run(); !status)
             return Result::failure(status.error());
-        if (progress && (i + 1) % kProgressInterval == 0 && !progress(i + 1, rows.size()))
-            return Result::failure(QStringLiteral("cancelled; nothing was stored"));
+        record.id = m_db.lastInsertRowId();
+        for (const Measurement &row : source.rows) {
+            bindMeasurement(*insert, *deviceId, *workloadId, row, QStringLiteral("import"),
+                            record.importedAt, record.id, std::nullopt);
+            if (Status status = insert->run(); !status)
+                return Result::failure(status.error());
+            ++done;
+            if (progress && done % kProgressInterval == 0 && !progress(done, total))
+                return Result::failure(QStringLiteral("cancelled; nothing was stored"));
+        }
+        records.append(record);
     }
     if (Status status = transaction.commit(); !status)
         return Result::failure(status.error());
     if (progress)
-        progress(rows.size(), rows.size());
-    return record;
+        progress(total, total);
+    return records;
 }
 
 QString Store::measurementInsertSql()

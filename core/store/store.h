@@ -43,6 +43,17 @@ public:
                                      const QString &workload, const QString &fileName,
                                      const QString &sha256, const QVector<Measurement> &rows,
                                      const Progress &progress = {});
+    // One import record per source (a file, or one raw run folder), all in one transaction.
+    struct ImportSource
+    {
+        QString fileName;
+        QString sha256;
+        QVector<Measurement> rows;
+    };
+    Expected<QVector<ImportRecord>> addImports(const QString &device, const QString &deviceKind,
+                                               const QString &workload,
+                                               const QVector<ImportSource> &sources,
+                                               const Progress &progress = {});
 
     // In the order they were stored.
     Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);

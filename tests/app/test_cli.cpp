@@ -1,10 +1,12 @@
 #include "clirunner.h"
+#include "rawruntree.h"
 #include "shareddata.h"
 #include "testfiles.h"
 
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -308,6 +310,63 @@ private Q_SLOTS:
         QCOMPARE(repeat.exitCode, 0);
         QVERIFY2(repeat.out.contains(QStringLiteral("was already imported")),
                  qPrintable(repeat.out));
+    }
+
+    // A campaign's tree of raw run folders on an Orin Nano, one of them broken: the good 180
+    // are imported in one go, the broken one is named, and the exit code says not everything.
+    void importsATreeOfRawRunFolders()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        const QString tree = dir.filePath(QStringLiteral("resnet18"));
+        ptwb::test::writeRawRunTree(tree, QStringLiteral("orin-nano"), 180);
+        ptwb::test::RawRunSpec broken;
+        broken.mode = {6, 1510400, 624750000, 2133000000};
+        broken.minibatches = 5;  // training died early; the sampler kept going
+        broken.samplesUntilS = 30;
+        ptwb::test::writeRawRun(tree, broken);
+        const QStringList import {QStringLiteral("import"),     tree,
+                                  QStringLiteral("--db"),       db,
+                                  QStringLiteral("--device"),   QStringLiteral("orin-nano"),
+                                  QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                  QStringLiteral("--json")};
+
+        const CliResult dry = runCli(import + QStringList {QStringLiteral("--dry-run")});
+        QCOMPARE(dry.exitCode, 2);
+        QCOMPARE(QJsonDocument::fromJson(dry.out.toUtf8()).object().value("rows").toInt(), 180);
+        const CliResult none = runCli(
+            {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QVERIFY2(!none.out.contains(QStringLiteral("resnet18")), qPrintable(none.out));
+
+        const CliResult imported = runCli(import);
+        QCOMPARE(imported.exitCode, 2);
+        const QJsonObject object = QJsonDocument::fromJson(imported.out.toUtf8()).object();
+        QCOMPARE(object.value(QStringLiteral("rows")).toInt(), 180);
+        QCOMPARE(object.value(QStringLiteral("distinct_modes")).toInt(), 180);
+        const QJsonArray folders = object.value(QStringLiteral("folders")).toArray();
+        QCOMPARE(folders.size(), 181);
+        int rejected = 0;
+        for (const QJsonValue &folder : folders) {
+            if (folder[QStringLiteral("status")].toString() == QLatin1String("rejected")) {
+                ++rejected;
+                QCOMPARE(folder[QStringLiteral("folder")].toString(),
+                         QStringLiteral("pm_6_1510400_624750000_2133000000"));
+                const QString error = folder[QStringLiteral("error")].toString();
+                QVERIFY2(error.contains(QStringLiteral("clean minibatches")), qPrintable(error));
+            }
+        }
+        QCOMPARE(rejected, 1);
+
+        const CliResult workloads = runCli(
+            {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(workloads.exitCode, 0);
+        QVERIFY2(workloads.out.contains(QStringLiteral("\"distinct_modes\":180")),
+                 qPrintable(workloads.out));
+
+        // Again: nothing new, the broken folder still reported.
+        const CliResult again = runCli(import);
+        QCOMPARE(again.exitCode, 2);
+        QCOMPARE(QJsonDocument::fromJson(again.out.toUtf8()).object().value("rows").toInt(), 0);
     }
 
     void trainTransferPredict()

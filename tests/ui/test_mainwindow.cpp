@@ -13,6 +13,7 @@
 #include "storesession.h"
 #include "viewexport.h"
 
+#include "core/rawrunfixture.h"
 #include "testfiles.h"
 #include <QAction>
 #include <QApplication>
@@ -106,8 +107,8 @@ private Q_SLOTS:
                         {},
                         QStringLiteral("mobilenet")});
         QVERIFY(finished.wait(10000));
-        QVERIFY2(finished.first().first().toString().startsWith(QStringLiteral("imported 3 rows")),
-                 qPrintable(finished.first().first().toString()));
+        const QString described = finished.first().first().value<ImportOutcome>().describe();
+        QVERIFY2(described.startsWith(QStringLiteral("imported 3 rows")), qPrintable(described));
         QTRY_COMPARE(window.measurements()->model()->rowCount(), 3);
 
         // A bad file: the error is shown without blocking, and nothing changes.
@@ -126,6 +127,43 @@ private Q_SLOTS:
         QVERIFY(box->isVisible());
         QCOMPARE(box->text(), failed.first().first().toString());
         QCOMPARE(window.measurements()->model()->rowCount(), 3);
+    }
+
+    // Raw run folders through File > Import: the good folder lands in the table, the broken one
+    // is listed in a box that does not block the window.
+    void importOfRawRunFoldersShowsWhatWasLeftOut()
+    {
+        QTemporaryDir dir;
+        StoreSession session;
+        MainWindow window(&session);
+        window.show();
+        session.open(dir.filePath(QStringLiteral("w.sqlite")));
+        QSignalSpy opened(&session, &StoreSession::opened);
+        QVERIFY(opened.wait());
+        const QString runs = dir.filePath(QStringLiteral("resnet18"));
+        test::RawRunSpec good;
+        good.mode = {12, 2201600, 1300500000, 3199000000};
+        good.timeMs = 300;
+        test::writeRawRun(runs, good);
+        test::RawRunSpec broken;
+        broken.mode = {4, 1190400, 624750000, 3199000000};
+        broken.loggedClocks = PowerMode {4, 1190400, 624750000, 2133000000};
+        test::writeRawRun(runs, broken);
+
+        QSignalSpy finished(&session, &StoreSession::importFinished);
+        QSignalSpy failed(&session, &StoreSession::failed);
+        session.import({runs, QStringLiteral("orin-agx"), {}, QStringLiteral("resnet18")});
+        QVERIFY2(finished.wait(10000), qPrintable(failed.value(0).value(0).toString()));
+        QTRY_COMPARE(window.measurements()->model()->rowCount(), 1);
+        auto *box = window.findChild<QMessageBox *>(QStringLiteral("importOutcomeBox"));
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QVERIFY2(box->text().startsWith(QStringLiteral("imported 1 of 2 run folders")),
+                 qPrintable(box->text()));
+        QVERIFY(box->detailedText().contains(
+            QStringLiteral("pm_4_1190400_624750000_3199000000/log_file_pm_14: the log says the "
+                           "memory runs at (Hz) 2133000000, the folder name 3199000000")));
+        box->close();
     }
 
     void deviceTablesFollowTheDevice()
