@@ -16,6 +16,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <tuple>
 
 namespace ptwb::cli {
 
@@ -42,11 +43,13 @@ std::optional<Workloads> readWorkloads(const QCommandLineParser &parser, Output 
                         exitCode)) {
         return std::nullopt;
     }
-    const QString kind = parser.value(QStringLiteral("device"));
+    const DeviceKinds kinds = deviceKinds(parser);
     Workloads out;
-    for (const auto &[option, data] : {std::pair {QStringLiteral("reference"), &out.reference},
-                                       std::pair {QStringLiteral("target"), &out.target}}) {
-        Expected<TrainingData> read = readTrainingData(parser.value(option), kind);
+    for (const auto &[option, data, kind, field] :
+         {std::tuple {QStringLiteral("reference"), &out.reference, kinds.reference,
+                      InputField::Reference},
+          std::tuple {QStringLiteral("target"), &out.target, kinds.target, InputField::Target}}) {
+        Expected<TrainingData> read = readTrainingData(parser.value(option), kind, field);
         if (!read) {
             *exitCode = output.fail(read);
             return std::nullopt;
@@ -71,8 +74,7 @@ void BenchCommand::addOptions(QCommandLineParser &parser) const
                                  QStringLiteral("import FILE.csv: time importing a file into a "
                                                 "fresh database. accuracy: MAPE of NN and PT. "
                                                 "speed: training, transfer and prediction time."));
-    parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
-                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+    addDeviceKindOptions(parser);
     parser.addOption({QStringLiteral("repeats"), QStringLiteral("Repeats (default 10)."),
                       QStringLiteral("N"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("reference"),
@@ -126,8 +128,8 @@ int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) co
         if (!store)
             return output.fail(store);
         Importer importer(**store);
-        const Expected<ImportOutcome> outcome = importer.run(
-            {args[1], parser.value(QStringLiteral("device")), QString(), QStringLiteral("bench")});
+        const Expected<ImportOutcome> outcome =
+            importer.run({args[1], deviceKinds(parser).target, QString(), QStringLiteral("bench")});
         if (!outcome)
             return output.fail(outcome);
         seconds.append(outcome->seconds);
@@ -162,7 +164,7 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
     if (!read)
         return exitCode;
-    const QString kind = parser.value(QStringLiteral("device"));
+    const DeviceKinds kinds = deviceKinds(parser);
     const TrainingData &reference = read->reference;
     const TrainingData &target = read->target;
 
@@ -185,7 +187,13 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     options.methods = parser.value(QStringLiteral("methods")).split(QLatin1Char(','));
     options.configs = parser.value(QStringLiteral("configs")).split(QLatin1Char(','));
 
-    const AccuracyBench bench(reference, target, kind, options);
+    AccuracyBench bench(reference, target, kinds.target, options);
+    bench.setReferenceKind(kinds.reference);
+    if (kinds.reference != kinds.target) {
+        output.err() << QStringLiteral("across devices: reference measured on %1, target on %2")
+                            .arg(kinds.reference, kinds.target)
+                     << Qt::endl;
+    }
     if (!output.json()) {
         output.line(QStringLiteral("%1 %2 %3  %4  %5  %6")
                         .arg(QStringLiteral("method"), -12)
@@ -233,7 +241,8 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
     if (!read)
         return exitCode;
-    const QString kind = parser.value(QStringLiteral("device"));
+    const DeviceKinds kinds = deviceKinds(parser);
+    const QString &kind = kinds.target;
     const TrainingData &reference = read->reference;
     const TrainingData &target = read->target;
     bool ok = false;
@@ -244,7 +253,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     QElapsedTimer timer;
     timer.start();
     const Expected<PowerModel> model =
-        PowerModel::train(kind, kind, QStringLiteral("reference"), reference,
+        PowerModel::train(kinds.reference, kinds.reference, QStringLiteral("reference"), reference,
                           QStringLiteral("reference"), QStringLiteral("default"), 0);
     if (!model)
         return output.fail(model);
@@ -260,7 +269,7 @@ int BenchCommand::runSpeed(const QCommandLineParser &parser, Output &output) con
     for (int i = 0; i < repeats; ++i) {
         timer.restart();
         Expected<PowerModel> pt =
-            model->transfer(kind, kind, QStringLiteral("target"), fifty, i, false);
+            model->transfer(kind, kind, QStringLiteral("target"), fifty, i, true);
         if (!pt)
             return output.fail(pt);
         transferSeconds.append(timer.nsecsElapsed() / 1e9);

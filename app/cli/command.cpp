@@ -103,22 +103,46 @@ QString dbPath(const QCommandLineParser &parser)
     return path.isEmpty() ? Store::defaultPath() : path;
 }
 
-Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind)
+Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind,
+                                        InputField field)
 {
+    using Result = Expected<TrainingData>;
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
     if (!spec)
-        return Expected<TrainingData>::failure(spec.error(), ErrorKind::BadInput);
+        return Result::failure(spec.error(), ErrorKind::BadInput);
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return Expected<TrainingData>::failure(
-            QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()),
-            ErrorKind::BadInput);
-    }
+    if (!file.open(QIODevice::ReadOnly))
+        return Result::badInput(
+            field, QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
     const auto parsed =
         MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
     if (!parsed)
-        return passOn<Expected<TrainingData>>(parsed);
+        return Result::badInput(field, parsed.error());
     return TrainingData::fromMeasurements(parsed->rows);
+}
+
+void addDeviceKindOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device kind of both files (default orin-agx)."),
+                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+    parser.addOption({QStringLiteral("reference-device"),
+                      QStringLiteral("Device kind the reference file was measured on (default: "
+                                     "--device). Another kind than the target's transfers across "
+                                     "devices."),
+                      QStringLiteral("KIND")});
+    parser.addOption({QStringLiteral("target-device"),
+                      QStringLiteral("Device kind the target file was measured on (default: "
+                                     "--device)."),
+                      QStringLiteral("KIND")});
+}
+
+DeviceKinds deviceKinds(const QCommandLineParser &parser)
+{
+    const QString both = parser.value(QStringLiteral("device"));
+    const QString reference = parser.value(QStringLiteral("reference-device"));
+    const QString target = parser.value(QStringLiteral("target-device"));
+    return {reference.isEmpty() ? both : reference, target.isEmpty() ? both : target};
 }
 
 int writeOutput(Output &output, const QString &path, const QByteArray &data)

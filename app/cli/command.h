@@ -82,8 +82,20 @@ public:
 // Helpers shared by the commands.
 QCommandLineOption dbOption();
 QString dbPath(const QCommandLineParser &parser);
-// A measurement file (PowerTrain CSV) of a device kind, reduced to one row per mode.
-Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind);
+// A measurement file (PowerTrain CSV) of a device kind, reduced to one row per mode. Its errors are
+// bad input about `field` (the option that named the file).
+Expected<TrainingData> readTrainingData(const QString &path, const QString &deviceKind,
+                                        InputField field);
+// --device KIND (both), --reference-device KIND and --target-device KIND of the commands that
+// read a reference and a target file: the published cross-device experiments (AGX Orin reference,
+// Orin Nano or Xavier target) are these options.
+void addDeviceKindOptions(QCommandLineParser &parser);
+struct DeviceKinds
+{
+    QString reference;
+    QString target;
+};
+DeviceKinds deviceKinds(const QCommandLineParser &parser);
 // Writes `data` to `path` (replacing a file only once the new one is complete), or to standard
 // output for "-". Returns the exit code, having reported a failure.
 int writeOutput(Output &output, const QString &path, const QByteArray &data);

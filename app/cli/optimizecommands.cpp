@@ -220,8 +220,7 @@ void EvaluateCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("target"),
                       QStringLiteral("Target workload measurements: the candidate modes."),
                       QStringLiteral("TGT.csv")});
-    parser.addOption({QStringLiteral("device"), QStringLiteral("Device kind (default orin-agx)."),
-                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+    addDeviceKindOptions(parser);
     parser.addOption({QStringLiteral("samples"),
                       QStringLiteral("Modes profiled by rnd, nn, pt and safe (default 50)."),
                       QStringLiteral("N"), QStringLiteral("50")});
@@ -243,20 +242,21 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("target")}, output, &exitCode))
         return exitCode;
-    const QString kind = parser.value(QStringLiteral("device"));
+    const DeviceKinds kinds = deviceKinds(parser);
+    const QString &kind = kinds.target;
     EvaluationOptions options;
     options.strategies = parser.value(QStringLiteral("strategies")).split(QLatin1Char(','));
     const bool needsReference = options.needsReference();
     if (needsReference && parser.value(QStringLiteral("reference")).isEmpty())
         return output.badUsage(QStringLiteral("pt and safe need --reference REF.csv"));
     const Expected<TrainingData> target =
-        readTrainingData(parser.value(QStringLiteral("target")), kind);
+        readTrainingData(parser.value(QStringLiteral("target")), kind, InputField::Target);
     if (!target)
         return output.fail(target);
     TrainingData reference;
     if (needsReference) {
-        const Expected<TrainingData> read =
-            readTrainingData(parser.value(QStringLiteral("reference")), kind);
+        const Expected<TrainingData> read = readTrainingData(
+            parser.value(QStringLiteral("reference")), kinds.reference, InputField::Reference);
         if (!read)
             return output.fail(read);
         reference = *read;
@@ -309,7 +309,8 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
                         .arg(m.seconds, 9, 'f', 3));
     };
     const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
-    const Evaluator evaluator(reference, *target, kind, options);
+    Evaluator evaluator(reference, *target, kind, options);
+    evaluator.setReferenceKind(kinds.reference);
     const Expected<QVector<StrategyMetrics>> results = evaluator.run(done, log);
     if (!results)
         return output.fail(results);

@@ -110,9 +110,10 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
         timer.start();
         TrainingCallbacks callbacks;
         callbacks.cancelled = m_cancelled;
-        Expected<PowerModel> reference =
-            PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
-                              QStringLiteral("reference"), QStringLiteral("default"), 1, callbacks);
+        const QString referenceKind = m_referenceKind.isEmpty() ? m_deviceKind : m_referenceKind;
+        Expected<PowerModel> reference = PowerModel::train(
+            referenceKind, referenceKind, QStringLiteral("reference"), m_reference,
+            QStringLiteral("reference"), QStringLiteral("default"), 1, callbacks);
         if (isCancelled())
             return cancelled();
         if (!reference)

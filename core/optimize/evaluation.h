@@ -65,6 +65,9 @@ public:
     {
         m_progress = std::move(progress);
     }
+    // The device kind the reference workload was measured on, when it is not the target's: pt
+    // and safe then transfer across devices.
+    void setReferenceKind(QString kind) { m_referenceKind = std::move(kind); }
     // A reference model to use for pt and safe instead of training one on the reference data.
     void setReferenceModel(std::shared_ptr<const PowerModel> model)
     {
@@ -80,6 +83,7 @@ private:
     TrainingData m_reference;
     TrainingData m_target;
     QString m_deviceKind;
+    QString m_referenceKind;  // empty: the target's
     EvaluationOptions m_options;
     std::function<bool()> m_cancelled;
     std::function<void(int, int)> m_progress;

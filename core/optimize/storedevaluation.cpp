@@ -21,6 +21,7 @@ Expected<QVector<StrategyMetrics>> StoredEvaluation::run(const Callbacks &callba
         return passOn<Result>(candidates);
 
     TrainingData referenceData;
+    QString referenceKind = candidates->kind;
     std::shared_ptr<const PowerModel> referenceModel;
     if (m_params.options.needsReference()) {
         const Expected<WorkloadData> loaded =
@@ -28,10 +29,11 @@ Expected<QVector<StrategyMetrics>> StoredEvaluation::run(const Callbacks &callba
         if (!loaded)
             return passOn<Result>(loaded);
         referenceData = loaded->data;
+        referenceKind = loaded->kind;
         // A stored reference model of the project's configuration saves training one; one of
         // another configuration would not be the model the Evaluator trains, so it is not used.
         const Expected<ModelRecord> stored = (*store)->latestModel(
-            candidates->kind, m_params.referenceWorkload, QStringLiteral("reference"));
+            referenceKind, m_params.referenceWorkload, QStringLiteral("reference"));
         if (stored && stored->config == QLatin1String("default")) {
             if (Expected<PowerModel> model = PowerModel::fromRecord(*stored)) {
                 referenceModel = std::make_shared<PowerModel>(std::move(model).value());
@@ -46,6 +48,7 @@ Expected<QVector<StrategyMetrics>> StoredEvaluation::run(const Callbacks &callba
     }
 
     Evaluator evaluator(referenceData, candidates->data, candidates->kind, m_params.options);
+    evaluator.setReferenceKind(referenceKind);
     evaluator.setReferenceModel(referenceModel);
     evaluator.setCancelled(callbacks.cancelled);
     evaluator.setProgress(callbacks.progress);

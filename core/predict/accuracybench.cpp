@@ -75,17 +75,20 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
         for (const QString &config : m_options.configs) {
             QElapsedTimer timer;
             timer.start();
+            const QString referenceKind =
+                m_referenceKind.isEmpty() ? m_deviceKind : m_referenceKind;
             Expected<PowerModel> reference = PowerModel::train(
-                m_deviceKind, m_deviceKind, QStringLiteral("reference"), m_reference,
+                referenceKind, referenceKind, QStringLiteral("reference"), m_reference,
                 QStringLiteral("reference"), config, m_options.seed, callbacks);
             if (!reference)
                 return passOn<Result>(reference);
             references.insert(config, std::make_shared<PowerModel>(std::move(reference).value()));
             if (log) {
-                log(QStringLiteral("reference model (%1 configuration, %2 modes, time and power): "
-                                   "%3 s")
+                log(QStringLiteral("reference model (%1 configuration, %2 %3 modes, time and "
+                                   "power): %4 s")
                         .arg(config)
                         .arg(m_reference.size())
+                        .arg(referenceKind)
                         .arg(timer.elapsed() / 1000.0, 0, 'f', 2));
             }
         }
@@ -113,7 +116,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                     Expected<PowerModel> model = method == QLatin1String("pt")
                         ? references.value(config)->transfer(m_deviceKind, m_deviceKind,
                                                              QStringLiteral("target"), profiled,
-                                                             seed, false, callbacks)
+                                                             seed, true, callbacks)
                         : PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("target"),
                                             profiled, QStringLiteral("nn"), config, seed,
                                             callbacks);

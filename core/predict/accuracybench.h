@@ -36,7 +36,8 @@ struct AccuracyBenchOptions
 };
 
 // The accuracy benchmark of `ptwb bench accuracy` (docs/prediction.md, docs/benchmarks.md): a
-// reference model trained once per configuration on every reference mode; then, per sample size and
+// reference model trained once per configuration on every reference mode (of the reference's
+// device kind, which may differ from the target's); then, per sample size and
 // repeat, N target modes drawn at random (the same draw for every method), NN trained and PT
 // transferred on them, and both validated on every target mode that was not drawn.
 class AccuracyBench
@@ -44,6 +45,10 @@ class AccuracyBench
 public:
     AccuracyBench(TrainingData reference, TrainingData target, QString deviceKind,
                   AccuracyBenchOptions options);
+
+    // The device kind the reference workload was measured on, when it is not the target's: PT
+    // then transfers across devices (NN, trained on the target alone, is unchanged).
+    void setReferenceKind(QString kind) { m_referenceKind = std::move(kind); }
 
     Status validate() const;
     // Calls `rowDone` as each row completes; `log` receives one line per reference model.
@@ -55,6 +60,7 @@ private:
     TrainingData m_reference;
     TrainingData m_target;
     QString m_deviceKind;
+    QString m_referenceKind;  // empty: the target's
     AccuracyBenchOptions m_options;
 };
 

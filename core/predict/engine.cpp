@@ -77,10 +77,11 @@ TORCH_MODULE(Mlp);
 // Closed-form last layer of a transferred member (RidgeHead).
 struct RidgeHead
 {
-    torch::Tensor weights;  // [p] over [1, reference output, hidden / scale]
+    torch::Tensor weights;  // [p] over [1, reference output, (inputs,) hidden / scale]
     torch::Tensor inverseGram;  // [p, p]: (Z'Z + P)^-1, for the predictive variance
     double hiddenScale = 1;
     double noiseVariance = 0;  // leave-one-out mean squared error
+    bool inputColumns = false;  // the standardized inputs are columns of the design
 };
 
 struct Member
@@ -181,8 +182,10 @@ void fit(Mlp &net, const torch::Tensor &x, const torch::Tensor &y, const Regress
 }
 
 // Ridge regression with free (unpenalised) intercept and reference columns; lambda chosen by
-// closed-form leave-one-out error over a log grid.
-RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hiddenScale)
+// closed-form leave-one-out error over a log grid. Input columns, when there are any, are
+// penalised like the hidden ones.
+RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hiddenScale,
+                   bool inputColumns)
 {
     const int64_t p = z.size(1);
     const torch::Tensor gram = z.t().mm(z);
@@ -193,6 +196,8 @@ RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hidden
         const double lambda = std::pow(10.0, exponent);
         torch::Tensor penalty = torch::full({p}, lambda, torch::kFloat64);
         penalty.index_put_({torch::indexing::Slice(0, 2)}, 1e-8);
+        if (inputColumns)
+            penalty.index_put_({torch::indexing::Slice(2, 2 + kFeatureCount)}, lambda);
         const torch::Tensor inverse = torch::linalg::inv(gram + torch::diag(penalty));
         const torch::Tensor weights = inverse.mv(zy);
         const torch::Tensor leverage = (z.mm(inverse) * z).sum(1);
@@ -200,7 +205,7 @@ RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hidden
         const double error = residual.pow(2).mean().item<double>();
         if (std::isfinite(error) && error < bestError) {
             bestError = error;
-            bestHead = RidgeHead {weights, inverse, hiddenScale, error};
+            bestHead = RidgeHead {weights, inverse, hiddenScale, error, inputColumns};
         }
     }
     if (!std::isfinite(bestError))
@@ -274,16 +279,21 @@ struct Model
         return torch::from_blob(values.data(), {int64_t(y.size()), 1}, torch::kFloat32).clone();
     }
 
-    // Design matrix of a ridge head: [1, reference output (transformed units), hidden / scale].
-    torch::Tensor design(Member &member, const torch::Tensor &x, double hiddenScale) const
+    // Design matrix of a ridge head: [1, reference output (transformed units), the standardized
+    // inputs when `inputColumns`, hidden / scale].
+    torch::Tensor design(Member &member, const torch::Tensor &x, double hiddenScale,
+                         bool inputColumns) const
     {
         torch::NoGradGuard noGrad;
         const torch::Tensor hidden = member.net->hidden(x);
         const torch::Tensor reference =
             member.net->head->forward(hidden).to(torch::kFloat64) * targetScale + targetMean;
-        return torch::cat({torch::ones({x.size(0), 1}, torch::kFloat64), reference,
-                           hidden.to(torch::kFloat64) / hiddenScale},
-                          1);
+        std::vector<torch::Tensor> columns {torch::ones({x.size(0), 1}, torch::kFloat64),
+                                            reference};
+        if (inputColumns)
+            columns.push_back(x.to(torch::kFloat64));
+        columns.push_back(hidden.to(torch::kFloat64) / hiddenScale);
+        return torch::cat(columns, 1);
     }
 };
 
@@ -366,8 +376,12 @@ std::unique_ptr<Model> transferModel(const Model &reference, const Dataset &targ
             std::vector<double> y;
             for (double v : target.y)
                 y.push_back(impl.transformTarget(v));
-            member.ridge =
-                fitRidge(impl.design(member, x, scale), torch::tensor(y, torch::kFloat64), scale);
+            // Across devices each clock's effect differs from the reference device's (another
+            // GPU, CPU cluster and memory): the head gets a linear term per input to re-weight
+            // them (docs/prediction.md, "Across devices").
+            const bool inputColumns = target.acrossDevices;
+            member.ridge = fitRidge(impl.design(member, x, scale, inputColumns),
+                                    torch::tensor(y, torch::kFloat64), scale, inputColumns);
             if (callbacks.epochDone)
                 callbacks.epochDone(
                     {m, members, 1, 1, member.ridge->noiseVariance, member.ridge->noiseVariance});
@@ -401,7 +415,8 @@ Prediction predictModel(Model &model, const std::vector<Features> &x)
         for (int64_t m = 0; m < members; ++m) {
             Member &member = d->members[m];
             if (member.ridge) {
-                const torch::Tensor z = d->design(member, input, member.ridge->hiddenScale);
+                const torch::Tensor z =
+                    d->design(member, input, member.ridge->hiddenScale, member.ridge->inputColumns);
                 means.push_back(z.mv(member.ridge->weights));
                 variances.push_back(member.ridge->noiseVariance *
                                     (1 + (z.mm(member.ridge->inverseGram) * z).sum(1)));
@@ -561,6 +576,7 @@ std::unique_ptr<Model> deserializeModel(const std::string &bytes)
                 archive.read(prefix + "numbers", tensor);
                 head.hiddenScale = tensor[0].item<double>();
                 head.noiseVariance = tensor[1].item<double>();
+                head.inputColumns = weights.numel() == 2 + kFeatureCount + c.hidden.back();
                 member.ridge = head;
             }
             impl.members.push_back(std::move(member));

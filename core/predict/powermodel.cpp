@@ -187,7 +187,9 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
         workload, data, QStringLiteral("transfer"),
         [&](const predict::Dataset &dataset, int offset, const QString &target) {
             const predict::Regressor &reference = offset == 0 ? m_time : m_power;
-            return reference.transfer(dataset, seed + offset, engineCallbacks(callbacks, target));
+            predict::Dataset onDevice = dataset;
+            onDevice.acrossDevices = deviceKind != m_record.deviceKind;
+            return reference.transfer(onDevice, seed + offset, engineCallbacks(callbacks, target));
         },
         &model.m_time, &model.m_power);
     if (!fitted)

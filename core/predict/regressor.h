@@ -20,6 +20,8 @@ struct Dataset
 {
     std::vector<Features> x;
     std::vector<double> y;  // minibatch time (ms) or power (W): positive
+    // For a transfer: measured on another device kind than the reference model's.
+    bool acrossDevices = false;
 };
 
 // How a regressor is built and trained. Two presets: baseline() is the published PowerTrain

@@ -1,6 +1,8 @@
 #include "clirunner.h"
+#include "predict/synthetic.h"
 #include "rawruntree.h"
 #include "shareddata.h"
+#include "store/measurementcsv.h"
 #include "testfiles.h"
 
 #include <QCryptographicHash>
@@ -510,6 +512,63 @@ private Q_SLOTS:
                                 "4,1036800,318750000,2133000000,400.0,15.0,6.0,observed\n"
                                 "8,1651200,522750000,3199000000,150.0,30.0,4.5,observed\n"
                                 "12,2201600,1300500000,3199000000,100.0,40.0,4.0,observed\n"));
+    }
+
+    // The published cross-device experiments from files: an AGX Orin reference, an Orin Nano
+    // target. Read as an AGX Orin file the target is refused, naming the option and the line.
+    void benchAndEvaluateAcrossDevices()
+    {
+        QTemporaryDir dir;
+        const auto write = [&dir](const QString &kind, int count, const QString &name) {
+            const ptwb::TrainingData data = syntheticDataOf(kind, count, 3);
+            QVector<ptwb::Measurement> rows;
+            for (int i = 0; i < data.size(); ++i) {
+                ptwb::Measurement row;
+                row.mode = data.modes[i];
+                row.timeMs = data.timeMs[i];
+                row.powerW = data.powerW[i];
+                rows.append(row);
+            }
+            return writeTestFile(dir, name, ptwb::MeasurementCsv::write(rows));
+        };
+        const QString reference = write(QStringLiteral("orin-agx"), 300, QStringLiteral("r.csv"));
+        const QString nano = write(QStringLiteral("orin-nano"), 200, QStringLiteral("nano.csv"));
+        const QStringList bench {QStringLiteral("bench"),       QStringLiteral("accuracy"),
+                                 QStringLiteral("--reference"), reference,
+                                 QStringLiteral("--target"),    nano,
+                                 QStringLiteral("--samples"),   QStringLiteral("20"),
+                                 QStringLiteral("--repeats"),   QStringLiteral("1"),
+                                 QStringLiteral("--configs"),   QStringLiteral("default"),
+                                 QStringLiteral("--json")};
+        const CliResult wrongKind = runCli(bench);
+        QCOMPARE(wrongKind.exitCode, 2);
+        QVERIFY2(wrongKind.err.startsWith(QStringLiteral("--target: nano.csv:")),
+                 qPrintable(wrongKind.err));
+
+        const CliResult across =
+            runCli(bench + QStringList {QStringLiteral("--target-device"), "orin-nano"});
+        QCOMPARE(across.exitCode, 0);
+        QVERIFY2(across.err.contains(QStringLiteral("across devices: reference measured on "
+                                                    "orin-agx, target on orin-nano")),
+                 qPrintable(across.err));
+        const QStringList lines = across.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);  // nn (from scratch on the target) and pt
+        for (const QString &line : lines) {
+            const QJsonObject row = QJsonDocument::fromJson(line.toUtf8()).object();
+            const double time = row.value("time_mape").toObject().value("median").toDouble();
+            QVERIFY2(time > 0 && time < 15, qPrintable(line));
+        }
+
+        const CliResult evaluate =
+            runCli({QStringLiteral("evaluate"), QStringLiteral("--reference"), reference,
+                    QStringLiteral("--reference-device"), QStringLiteral("orin-agx"),
+                    QStringLiteral("--target"), nano, QStringLiteral("--target-device"),
+                    QStringLiteral("orin-nano"), QStringLiteral("--strategies"),
+                    QStringLiteral("optimal,pt"), QStringLiteral("--samples"), QStringLiteral("20"),
+                    QStringLiteral("--repeats"), QStringLiteral("1"), QStringLiteral("--budgets"),
+                    QStringLiteral("10:20:5"), QStringLiteral("--json")});
+        QCOMPARE(evaluate.exitCode, 0);
+        QCOMPARE(evaluate.out.trimmed().split(QLatin1Char('\n')).size(), 2);
     }
 
     void evaluateJsonContract()

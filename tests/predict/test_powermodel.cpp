@@ -141,6 +141,50 @@ private Q_SLOTS:
         QCOMPARE(allowed->record().deviceKind, QStringLiteral("orin-nano"));
     }
 
+    // Across devices the head re-weights each clock (docs/prediction.md, "Across devices"): on a
+    // target whose CPU matters far more than on the reference device, the cross-device transfer
+    // fits where the same data transferred as the reference's own device cannot; and the stored
+    // model predicts exactly the same after a round trip.
+    void crossDeviceTransferReweightsTheClocks()
+    {
+        const PowerModel reference = trainQuick();
+        TrainingData nano = syntheticDataOf(QStringLiteral("orin-nano"), 300, 8);
+        for (int i = 0; i < nano.size(); ++i)
+            nano.timeMs[i] *= std::pow(1.5104e6 / nano.modes[i].cpuKHz, 0.6);
+        QVector<int> profiled(60);
+        std::iota(profiled.begin(), profiled.end(), 0);
+        QVector<int> rest(nano.size() - 60);
+        std::iota(rest.begin(), rest.end(), 60);
+        const TrainingData sample = nano.subset(profiled);
+        const TrainingData validation = nano.subset(rest);
+
+        const Expected<PowerModel> across =
+            reference.transfer(QStringLiteral("nano-1"), QStringLiteral("orin-nano"),
+                               QStringLiteral("cpu-bound"), sample, 1, true);
+        const Expected<PowerModel> sameKind =
+            reference.transfer(QStringLiteral("lab"), QStringLiteral("orin-agx"),
+                               QStringLiteral("cpu-bound"), sample, 1, false);
+        QVERIFY(across.ok() && sameKind.ok());
+        const double acrossError = meanAbsolutePercentageError(
+            across->predict(validation.modes).timeMs, validation.timeMs);
+        const double sameKindError = meanAbsolutePercentageError(
+            sameKind->predict(validation.modes).timeMs, validation.timeMs);
+        QVERIFY2(acrossError < 0.8 * sameKindError,
+                 qPrintable(QStringLiteral("across devices %1 %, as the same kind %2 %")
+                                .arg(acrossError)
+                                .arg(sameKindError)));
+
+        const Expected<PowerModel> loaded = PowerModel::fromRecord(across->toRecord());
+        QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+        const ModeSpace space(DeviceSpec::builtin(QStringLiteral("orin-nano")).value());
+        const Expected<ModePredictions> original = across->predict(space);
+        const Expected<ModePredictions> again = loaded->predict(space);
+        QVERIFY(original.ok() && again.ok());
+        QCOMPARE(again->timeMs.size(), 1800);
+        QVERIFY(again->timeMs == original->timeMs);
+        QVERIFY(again->timeStdMs == original->timeStdMs);
+    }
+
     void tooFewModesIsBadInput()
     {
         const Expected<PowerModel> model = PowerModel::train(
