@@ -75,6 +75,7 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     , m_cancelButton(new QPushButton(tr("Cancel"), this))
     , m_progress(new QProgressBar(this))
     , m_status(new QLabel(this))
+    , m_crossDevice(new QLabel(this))
     , m_timeLoss(new LossPlot(tr("Time model loss"), this))
     , m_powerLoss(new LossPlot(tr("Power model loss"), this))
     , m_timeFit(new FitPlot(tr("Time"), tr("ms"), true, this))
@@ -101,6 +102,9 @@ ModelsPanel::ModelsPanel(QWidget *parent)
                                     "kind transfers across devices"));
     m_targetWorkload->setToolTip(tr("The workload to transfer to, with its few profiled modes"));
     m_referenceModel->setObjectName(QStringLiteral("referenceModel"));
+    m_crossDevice->setObjectName(QStringLiteral("crossDeviceNote"));
+    m_crossDevice->setTextFormat(Qt::PlainText);
+    m_crossDevice->setWordWrap(true);
     for (QComboBox *box : {m_trainWorkload, m_referenceModel, m_targetWorkload})
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
@@ -139,9 +143,10 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     grid->addWidget(new QLabel(tr("to"), actions), 1, 2);
     grid->addWidget(m_targetWorkload, 1, 3);
     grid->addWidget(m_transferButton, 1, 4);
-    grid->addWidget(m_progress, 2, 0, 1, 4);
-    grid->addWidget(m_cancelButton, 2, 4);
-    grid->addWidget(m_status, 3, 0, 1, 5);
+    grid->addWidget(m_crossDevice, 2, 1, 1, 4);
+    grid->addWidget(m_progress, 3, 0, 1, 4);
+    grid->addWidget(m_cancelButton, 3, 4);
+    grid->addWidget(m_status, 4, 0, 1, 5);
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(3, 1);
 
@@ -182,6 +187,7 @@ ModelsPanel::ModelsPanel(QWidget *parent)
         m_targetWorkload->setCurrentText(item->text(0));
     });
     connect(m_referenceModel, &QComboBox::currentIndexChanged, this, [this] { updateActions(); });
+    connect(m_targetWorkload, &QComboBox::currentIndexChanged, this, [this] { updateActions(); });
     endJob(QString());
 }
 
@@ -252,18 +258,27 @@ void ModelsPanel::showLists(const Expected<workflows::ModelOverview> &overview)
         m_targetWorkload->addItem(s.workload, s.device);
     }
     for (const ModelRecord &m : m_models) {
-        auto *item = new QTreeWidgetItem(m_modelList,
-                                         {QString::number(m.id), m.method, m.workload,
-                                          shortDate(m.createdAt), mapeText(m, "time_mape_train"),
-                                          mapeText(m, "power_mape_train")});
+        const QString method = m.acrossDevices()
+            ? tr("%1 from %2").arg(m.method, deviceName(m.referenceDeviceKind))
+            : m.method;
+        auto *item =
+            new QTreeWidgetItem(m_modelList,
+                                {QString::number(m.id), method, m.workload, shortDate(m.createdAt),
+                                 mapeText(m, "time_mape_train"), mapeText(m, "power_mape_train")});
         item->setData(0, Qt::UserRole, m.id);
         for (int column : {0, 4, 5})
             item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
-        item->setToolTip(0,
-                         tr("%1 configuration, %2 training measurements on %3")
-                             .arg(m.config)
-                             .arg(m.trainingIds.size())
-                             .arg(m.device));
+        QString provenance = tr("%1 configuration, %2 training measurements on %3")
+                                 .arg(m.config)
+                                 .arg(m.trainingIds.size())
+                                 .arg(m.device);
+        if (m.referenceModelId > 0) {
+            provenance += tr("; transferred from model #%1, trained on %2 (%3)")
+                              .arg(m.referenceModelId)
+                              .arg(m.referenceDevice, deviceName(m.referenceDeviceKind));
+        }
+        item->setToolTip(0, provenance);
+        item->setToolTip(1, provenance);
         if (m.id == selected)
             m_modelList->setCurrentItem(item);
     }
@@ -539,6 +554,21 @@ void ModelsPanel::updateActions()
     m_cancelAction->setEnabled(!idle);
     m_cancelButton->setEnabled(!idle);
     m_status->setVisible(!m_status->text().isEmpty());
+
+    // Say plainly when the chosen transfer crosses devices, before it runs.
+    const qint64 referenceId = m_referenceModel->currentData().toLongLong();
+    const QString referenceKind = m_referenceKinds.value(referenceId);
+    const QString targetKind =
+        kindOfWorkload(m_targetWorkload->currentText(), m_targetWorkload->currentData().toString());
+    const bool across = referenceId > 0 && !referenceKind.isEmpty() && !targetKind.isEmpty() &&
+        referenceKind != targetKind;
+    m_crossDevice->setText(across ? tr("Across devices: model #%1 was trained on %2; the transfer "
+                                       "adapts it to %3 from %4's profiled modes there.")
+                                        .arg(referenceId)
+                                        .arg(deviceName(referenceKind), deviceName(targetKind),
+                                             m_targetWorkload->currentText())
+                                  : QString());
+    m_crossDevice->setVisible(across);
 }
 
 }  // namespace ptwb::ui

@@ -108,6 +108,7 @@ private:
     QPushButton *m_cancelButton;
     QProgressBar *m_progress;
     QLabel *m_status;
+    QLabel *m_crossDevice;  // says when the chosen transfer crosses devices
     LossPlot *m_timeLoss;
     LossPlot *m_powerLoss;
     FitPlot *m_timeFit;

@@ -52,8 +52,11 @@ int report(const ModelRecord &r, Output &output)
         object.insert(QStringLiteral("kind"), r.deviceKind);
         object.insert(QStringLiteral("method"), r.method);
         object.insert(QStringLiteral("config"), r.config);
-        if (r.referenceModelId > 0)
+        if (r.referenceModelId > 0) {
             object.insert(QStringLiteral("reference_model_id"), r.referenceModelId);
+            object.insert(QStringLiteral("reference_device"), r.referenceDevice);
+            object.insert(QStringLiteral("reference_kind"), r.referenceDeviceKind);
+        }
         output.object(object);
     } else {
         output.line(
@@ -65,6 +68,11 @@ int report(const ModelRecord &r, Output &output)
                 .arg(r.metrics.value(QStringLiteral("seconds")).toDouble(), 0, 'f', 2)
                 .arg(r.metrics.value(QStringLiteral("time_mape_train")).toDouble(), 0, 'f', 2)
                 .arg(r.metrics.value(QStringLiteral("power_mape_train")).toDouble(), 0, 'f', 2));
+        if (r.acrossDevices()) {
+            output.line(QStringLiteral("across devices: reference model %1 was trained on %2 (%3)")
+                            .arg(r.referenceModelId)
+                            .arg(r.referenceDevice, r.referenceDeviceKind));
+        }
     }
     return kExitOk;
 }
@@ -304,18 +312,25 @@ int ModelsCommand::run(const QCommandLineParser &parser, Output &output) const
                                 {QStringLiteral("training_modes"), m.trainingIds.size()},
                                 {QStringLiteral("metrics"), m.metrics},
                                 {QStringLiteral("created_at"), m.createdAt}};
-            if (m.referenceModelId > 0)
+            if (m.referenceModelId > 0) {
                 object.insert(QStringLiteral("reference_model_id"), m.referenceModelId);
+                object.insert(QStringLiteral("reference_device"), m.referenceDevice);
+                object.insert(QStringLiteral("reference_kind"), m.referenceDeviceKind);
+            }
             output.object(object);
         } else {
-            output.line(QStringLiteral("%1  %2  %3  %4  %5  %6 measurements  %7")
+            output.line(QStringLiteral("%1  %2  %3  %4  %5  %6 measurements  %7%8")
                             .arg(m.id, 4)
                             .arg(m.workload, -24)
                             .arg(m.deviceKind, -10)
                             .arg(m.method, -9)
                             .arg(m.config, -8)
                             .arg(m.trainingIds.size(), 5)
-                            .arg(m.createdAt));
+                            .arg(m.createdAt)
+                            .arg(m.acrossDevices() ? QStringLiteral("  from #%1 on %2")
+                                                         .arg(m.referenceModelId)
+                                                         .arg(m.referenceDeviceKind)
+                                                   : QString()));
         }
     }
     if (models->isEmpty() && !output.json())

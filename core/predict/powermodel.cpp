@@ -202,6 +202,8 @@ Expected<PowerModel> PowerModel::transfer(const QString &device, const QString &
     r.config = m_record.config;
     r.featureLayout = m_record.featureLayout;
     r.referenceModelId = m_record.id;
+    r.referenceDevice = m_record.device;
+    r.referenceDeviceKind = m_record.deviceKind;
     r.seed = seed;
     r.trainingIds = data.ids;
     return model;

@@ -18,12 +18,19 @@ struct ModelRecord
     QString config;  // "default" or "baseline"
     QString featureLayout;
     qint64 referenceModelId = 0;  // for "pt": the model it was transferred from
+    QString referenceDevice;  // for "pt": the device and kind that model was trained on, which
+    QString referenceDeviceKind;  // differ from device and deviceKind across devices
     quint64 seed = 0;
     QVector<qint64> trainingIds;  // measurement ids it was trained on
     QJsonObject metrics;
     QByteArray timeModel;
     QByteArray powerModel;
     QString createdAt;
+
+    bool acrossDevices() const
+    {
+        return !referenceDeviceKind.isEmpty() && referenceDeviceKind != deviceKind;
+    }
 };
 
 }  // namespace ptwb

@@ -108,7 +108,19 @@ CREATE TABLE sweep_modes (
 );
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
+// Version 5: a transferred model names the device its reference model was trained on, so a
+// transfer across device kinds keeps both devices in its provenance. Existing rows are filled in
+// from their reference model.
+const char kVersion5[] = R"sql(
+ALTER TABLE models ADD COLUMN reference_device TEXT;
+ALTER TABLE models ADD COLUMN reference_device_kind TEXT;
+UPDATE models SET
+    reference_device = (SELECT r.device FROM models r WHERE r.id = models.reference_model_id),
+    reference_device_kind = (SELECT r.device_kind FROM models r WHERE r.id = models.reference_model_id)
+WHERE reference_model_id IS NOT NULL;
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

@@ -361,7 +361,8 @@ namespace {
 
 const QString kModelColumns = QStringLiteral(
     "id, device, device_kind, workload, method, config, feature_layout, reference_model_id, seed, "
-    "training_ids, metrics, created_at");
+    "training_ids, metrics, created_at, reference_device, reference_device_kind");
+constexpr int kModelColumnCount = 14;  // the blobs follow these in Store::model
 
 ModelRecord readModelRow(const SqliteStatement &row)
 {
@@ -380,6 +381,8 @@ ModelRecord readModelRow(const SqliteStatement &row)
         model.trainingIds.append(qint64(id.toDouble()));
     model.metrics = QJsonDocument::fromJson(row.columnText(10).toUtf8()).object();
     model.createdAt = row.columnText(11);
+    model.referenceDevice = row.columnText(12);
+    model.referenceDeviceKind = row.columnText(13);
     return model;
 }
 
@@ -389,8 +392,9 @@ Expected<qint64> Store::saveModel(const ModelRecord &model)
 {
     auto insert = m_db.prepare(QStringLiteral(
         "INSERT INTO models (device, device_kind, workload, method, config, feature_layout, "
-        "reference_model_id, seed, training_ids, metrics, time_model, power_model, created_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
+        "reference_model_id, seed, training_ids, metrics, time_model, power_model, created_at, "
+        "reference_device, reference_device_kind) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
     if (!insert)
         return Expected<qint64>::failure(insert.error());
     QJsonArray ids;
@@ -413,6 +417,13 @@ Expected<qint64> Store::saveModel(const ModelRecord &model)
     insert->bindBlob(11, model.timeModel);
     insert->bindBlob(12, model.powerModel);
     insert->bind(13, model.createdAt.isEmpty() ? utcNow() : model.createdAt);
+    for (const auto &[index, text] :
+         {std::pair {14, model.referenceDevice}, std::pair {15, model.referenceDeviceKind}}) {
+        if (text.isEmpty())
+            insert->bindNull(index);
+        else
+            insert->bind(index, text);
+    }
     if (Status status = insert->run(); !status)
         return Expected<qint64>::failure(status.error());
     return m_db.lastInsertRowId();
@@ -434,8 +445,8 @@ Expected<ModelRecord> Store::model(qint64 id)
             QStringLiteral("%1: no model with id %2").arg(path()).arg(id), ErrorKind::BadInput);
     }
     ModelRecord model = readModelRow(*select);
-    model.timeModel = select->columnBlob(12);
-    model.powerModel = select->columnBlob(13);
+    model.timeModel = select->columnBlob(kModelColumnCount);
+    model.powerModel = select->columnBlob(kModelColumnCount + 1);
     return model;
 }
 

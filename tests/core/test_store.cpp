@@ -135,6 +135,39 @@ private Q_SLOTS:
                  QStringLiteral("b1"));
     }
 
+    // Version 5 names the reference's device on every transferred model, filled in on migration.
+    void migratesVersion4ModelsWithTheirReferenceDevice()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v4.sqlite"));
+        {
+            Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+            QVERIFY(db.ok());
+            QVERIFY(Schema::migrate(*db, 4).ok());
+            const char *columns = "INSERT INTO models (id, device, device_kind, workload, method, "
+                                  "config, feature_layout, reference_model_id, seed, training_ids, "
+                                  "metrics, time_model, power_model, created_at) VALUES ";
+            QVERIFY(db->exec(QString::fromLatin1(columns) +
+                             QStringLiteral("(1, 'lab-orin', 'orin-agx', 'resnet', 'reference', "
+                                            "'default', 'log', NULL, 0, '[]', '{}', x'00', x'00', "
+                                            "'then'),"
+                                            "(2, 'nano-1', 'orin-nano', 'net', 'pt', 'default', "
+                                            "'log', 1, 0, '[]', '{}', x'00', x'00', 'then')"))
+                        .ok());
+        }
+        auto store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        const Expected<ModelRecord> transferred = (*store)->model(2);
+        QVERIFY2(transferred.ok(), qPrintable(transferred.error()));
+        QCOMPARE(transferred->referenceDevice, QStringLiteral("lab-orin"));
+        QCOMPARE(transferred->referenceDeviceKind, QStringLiteral("orin-agx"));
+        QVERIFY(transferred->acrossDevices());
+        QCOMPARE(transferred->timeModel, QByteArray(1, '\0'));
+        const Expected<ModelRecord> reference = (*store)->model(1);
+        QVERIFY(reference->referenceDeviceKind.isEmpty());
+        QVERIFY(!reference->acrossDevices());
+    }
+
     void refusesNewerSchemaUntouched()
     {
         QTemporaryDir dir;

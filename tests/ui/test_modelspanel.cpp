@@ -1,3 +1,4 @@
+#include "explorepanel.h"
 #include "fitplot.h"
 #include "lossplot.h"
 #include "modelspanel.h"
@@ -150,8 +151,17 @@ private Q_SLOTS:
                  qPrintable(references->itemText(row)));
 
         QVERIFY(panel.setTransferChoice(referenceId, QStringLiteral("nanonet")));
+        // Said plainly before it runs.
+        const auto *note = panel.findChild<QLabel *>(QStringLiteral("crossDeviceNote"));
+        QVERIFY(note);
+        QVERIFY(!note->isHidden());
+        QCOMPARE(note->text(),
+                 QStringLiteral("Across devices: model #%1 was trained on Jetson AGX Orin; the "
+                                "transfer adapts it to Jetson Orin Nano 8GB from nanonet's "
+                                "profiled modes there.")
+                     .arg(referenceId));
         panel.transfer();
-        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kTimeout);
+        QTRY_VERIFY_WITH_TIMEOUT(saved.count() == 1 || !failed.isEmpty(), kTimeout);
         QVERIFY2(failed.isEmpty(),
                  failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
         auto store = Store::open(path);
@@ -161,7 +171,26 @@ private Q_SLOTS:
         QCOMPARE(adapted->workload, QStringLiteral("nanonet"));
         QCOMPARE(adapted->deviceKind, QStringLiteral("orin-nano"));
         QCOMPARE(adapted->referenceModelId, referenceId);
+        // Both devices in its provenance.
+        QCOMPARE(adapted->referenceDeviceKind, QStringLiteral("orin-agx"));
+        QCOMPARE(adapted->referenceDevice, QStringLiteral("orin-agx"));
+        QCOMPARE(adapted->device, QStringLiteral("orin-nano"));
+        QVERIFY(adapted->acrossDevices());
         QTRY_COMPARE_WITH_TIMEOUT(panel.models().size(), 1, kTimeout);  // the Nano's own now
+
+        // Explore predicts every mode of the Orin Nano with the transferred model, not only the
+        // 50 profiled ones.
+        ExplorePanel explore;
+        QSignalSpy shown(&explore, &ExplorePanel::loaded);
+        explore.setDeviceKind(QStringLiteral("orin-nano"));
+        explore.setDatabasePath(path);
+        explore.showWorkload(QStringLiteral("nanonet"));
+        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty() &&
+                                     shown.last().at(0).toString() == QLatin1String("nanonet"),
+                                 kTimeout);
+        QCOMPARE(shown.last().at(1).toInt(), 1800);
+        QVERIFY(explore.space()->hasPredictions());
+        QCOMPARE(explore.space()->deviceKind(), QStringLiteral("orin-nano"));
     }
 
     void cancelStoresNothing()
