@@ -70,10 +70,11 @@ double peakMemoryMiB()
 
 void BenchCommand::addOptions(QCommandLineParser &parser) const
 {
-    parser.addPositionalArgument(QStringLiteral("what"),
-                                 QStringLiteral("import FILE.csv: time importing a file into a "
-                                                "fresh database. accuracy: MAPE of NN and PT. "
-                                                "speed: training, transfer and prediction time."));
+    parser.addPositionalArgument(
+        QStringLiteral("what"),
+        QStringLiteral("import FILE.csv|DIR: time importing a file (or raw run folders) into a "
+                       "fresh database. accuracy: MAPE of NN and PT. "
+                       "speed: training, transfer and prediction time."));
     addDeviceKindOptions(parser);
     parser.addOption({QStringLiteral("repeats"), QStringLiteral("Repeats (default 10)."),
                       QStringLiteral("N"), QStringLiteral("10")});
@@ -106,14 +107,15 @@ int BenchCommand::run(const QCommandLineParser &parser, Output &output) const
     if (what == QLatin1String("speed"))
         return runSpeed(parser, output);
     return output.badUsage(
-        QStringLiteral("usage: ptwb bench import FILE.csv | accuracy | speed; see --help"));
+        QStringLiteral("usage: ptwb bench import FILE.csv|DIR | accuracy | speed; see --help"));
 }
 
 int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) const
 {
     const QStringList args = parser.positionalArguments();
     if (args.size() != 2)
-        return output.badUsage(QStringLiteral("usage: ptwb bench import FILE.csv [--repeats N]"));
+        return output.badUsage(
+            QStringLiteral("usage: ptwb bench import FILE.csv|DIR [--repeats N]"));
     bool ok = false;
     const int repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
     if (!ok || repeats < 1)

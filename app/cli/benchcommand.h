@@ -11,8 +11,9 @@ public:
     QString name() const override { return QStringLiteral("bench"); }
     QString summary() const override
     {
-        return QStringLiteral("Measure accuracy and speed (bench import FILE.csv, bench accuracy, "
-                              "bench speed).");
+        return QStringLiteral(
+            "Measure accuracy and speed (bench import FILE.csv|DIR, bench accuracy, "
+            "bench speed).");
     }
     QString positionalSyntax() const override
     {

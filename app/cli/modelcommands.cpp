@@ -69,9 +69,12 @@ int report(const ModelRecord &r, Output &output)
                 .arg(r.metrics.value(QStringLiteral("time_mape_train")).toDouble(), 0, 'f', 2)
                 .arg(r.metrics.value(QStringLiteral("power_mape_train")).toDouble(), 0, 'f', 2));
         if (r.acrossDevices()) {
-            output.line(QStringLiteral("across devices: reference model %1 was trained on %2 (%3)")
+            const QString where = r.referenceDevice == r.referenceDeviceKind
+                ? r.referenceDevice
+                : QStringLiteral("%1 (%2)").arg(r.referenceDevice, r.referenceDeviceKind);
+            output.line(QStringLiteral("across devices: reference model %1 was trained on %2")
                             .arg(r.referenceModelId)
-                            .arg(r.referenceDevice, r.referenceDeviceKind));
+                            .arg(where));
         }
     }
     return kExitOk;

@@ -4,16 +4,17 @@
 
 namespace ptwb::cli {
 
-// ptwb import FILE.csv --db DB --device D --workload W
+// ptwb import FILE.csv|DIR --db DB --device D --workload W [--dry-run]
 class ImportCommand : public Command
 {
 public:
     QString name() const override { return QStringLiteral("import"); }
     QString summary() const override
     {
-        return QStringLiteral("Import measurements in the public PowerTrain CSV layout.");
+        return QStringLiteral("Import measurements: a PowerTrain CSV, or the study's raw run "
+                              "folders.");
     }
-    QString positionalSyntax() const override { return QStringLiteral("FILE.csv"); }
+    QString positionalSyntax() const override { return QStringLiteral("FILE.csv|DIR"); }
     void addOptions(QCommandLineParser &parser) const override;
     int run(const QCommandLineParser &parser, Output &output) const override;
 };
