@@ -1,19 +1,11 @@
 #pragma once
 
 #include "predict/powermodel.h"
+#include "util/quartiles.h"
 
 #include <QStringList>
 
 namespace ptwb {
-
-struct Quartiles
-{
-    double median = 0;
-    double q1 = 0;
-    double q3 = 0;
-
-    static Quartiles of(QVector<double> values);
-};
 
 struct AccuracyRow
 {

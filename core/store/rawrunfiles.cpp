@@ -238,39 +238,68 @@ Expected<ClockDump> parseClockDump(const QByteArray &data, const QString &fileNa
     return dump;
 }
 
-Expected<QVector<Minibatch>> parseEpochStats(const QByteArray &data, const QString &fileName)
+namespace {
+
+struct TimedValue
 {
-    using Result = Expected<QVector<Minibatch>>;
-    const QStringList required {QStringLiteral("epochtime_ms"), QStringLiteral("log_time")};
+    int line = 0;
+    double value = 0;
+    double atS = 0;
+};
+
+// Every row's `valueColumn`, which must lie in (0, maxValue], with its log_time (>= 0).
+Expected<QVector<TimedValue>> readTimedValues(const QByteArray &data, const QString &fileName,
+                                              const QString &valueColumn, double maxValue,
+                                              const QString &expected)
+{
+    using Result = Expected<QVector<TimedValue>>;
+    const QStringList required {valueColumn, QStringLiteral("log_time")};
     int position[2] = {};
     Expected<Table> table = readTable(data, fileName, required, position);
     if (!table)
         return passOn<Result>(table);
-    QVector<Minibatch> out;
+    QVector<TimedValue> out;
     out.reserve(table->rows.size());
     for (const auto &[line, fields] : table->rows) {
-        const Expected<double> ms = finiteNumber(fields[position[0]]);
-        if (!ms || *ms <= 0 || *ms > kMaxMinibatchMs)
-            return Result::failure(fieldError(fileName, line, required[0], fields[position[0]],
-                                              QStringLiteral("a minibatch time in milliseconds "
-                                                             "(above 0, at most 1e7)")),
-                                   ErrorKind::BadInput);
+        const Expected<double> value = finiteNumber(fields[position[0]]);
+        if (!value || *value <= 0 || *value > maxValue)
+            return Result::failure(
+                fieldError(fileName, line, required[0], fields[position[0]], expected),
+                ErrorKind::BadInput);
         const Expected<double> at = finiteNumber(fields[position[1]]);
         if (!at || *at < 0)
             return Result::failure(fieldError(fileName, line, required[1], fields[position[1]],
                                               QStringLiteral("seconds from the run's start")),
                                    ErrorKind::BadInput);
-        if (!out.isEmpty() && *at < out.back().endS) {
+        out.append({line, *value, *at});
+    }
+    return out;
+}
+
+}  // namespace
+
+Expected<QVector<Minibatch>> parseEpochStats(const QByteArray &data, const QString &fileName)
+{
+    using Result = Expected<QVector<Minibatch>>;
+    const Expected<QVector<TimedValue>> rows =
+        readTimedValues(data, fileName, QStringLiteral("epochtime_ms"), kMaxMinibatchMs,
+                        QStringLiteral("a minibatch time in milliseconds (above 0, at most 1e7)"));
+    if (!rows)
+        return passOn<Result>(rows);
+    QVector<Minibatch> out;
+    out.reserve(rows->size());
+    for (const TimedValue &row : *rows) {
+        if (!out.isEmpty() && row.atS < out.back().endS) {
             return Result::failure(QStringLiteral("%1:%2: column 'log_time' goes back in time "
                                                   "(%3 s after %4 s); expected rows in the "
                                                   "order the minibatches ended")
                                        .arg(fileName)
-                                       .arg(line)
-                                       .arg(*at)
+                                       .arg(row.line)
+                                       .arg(row.atS)
                                        .arg(out.back().endS),
                                    ErrorKind::BadInput);
         }
-        out.append({*at, *ms});
+        out.append({row.atS, row.value});
     }
     return out;
 }
@@ -278,27 +307,15 @@ Expected<QVector<Minibatch>> parseEpochStats(const QByteArray &data, const QStri
 Expected<QVector<PowerSample>> parseTegrastats(const QByteArray &data, const QString &fileName)
 {
     using Result = Expected<QVector<PowerSample>>;
-    const QStringList required {QStringLiteral("power cur"), QStringLiteral("log_time")};
-    int position[2] = {};
-    Expected<Table> table = readTable(data, fileName, required, position);
-    if (!table)
-        return passOn<Result>(table);
+    const Expected<QVector<TimedValue>> rows =
+        readTimedValues(data, fileName, QStringLiteral("power cur"), kMaxPowerMw,
+                        QStringLiteral("a module power in milliwatts (above 0, at most 500000)"));
+    if (!rows)
+        return passOn<Result>(rows);
     QVector<PowerSample> out;
-    out.reserve(table->rows.size());
-    for (const auto &[line, fields] : table->rows) {
-        const Expected<double> mw = finiteNumber(fields[position[0]]);
-        if (!mw || *mw <= 0 || *mw > kMaxPowerMw)
-            return Result::failure(fieldError(fileName, line, required[0], fields[position[0]],
-                                              QStringLiteral("a module power in milliwatts "
-                                                             "(above 0, at most 500000)")),
-                                   ErrorKind::BadInput);
-        const Expected<double> at = finiteNumber(fields[position[1]]);
-        if (!at || *at < 0)
-            return Result::failure(fieldError(fileName, line, required[1], fields[position[1]],
-                                              QStringLiteral("seconds from the run's start")),
-                                   ErrorKind::BadInput);
-        out.append({*at, *mw / 1000.0});
-    }
+    out.reserve(rows->size());
+    for (const TimedValue &row : *rows)
+        out.append({row.atS, row.value / 1000.0});
     return out;
 }
 

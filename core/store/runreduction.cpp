@@ -1,36 +1,10 @@
 #include "store/runreduction.h"
 
+#include "util/quartiles.h"
+
 #include <algorithm>
 
 namespace ptwb {
-
-namespace {
-
-struct MedianAndSpread
-{
-    double median = 0;
-    double iqr = 0;
-};
-
-// Linear interpolation between order statistics, as numpy's default.
-MedianAndSpread medianAndSpread(QVector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const auto at = [&values](double q) {
-        const double position = q * (values.size() - 1);
-        const int low = int(position);
-        const int high = std::min(int(values.size()) - 1, low + 1);
-        return values[low] + (values[high] - values[low]) * (position - low);
-    };
-    return {at(0.5), at(0.75) - at(0.25)};
-}
-
-double medianOf(QVector<double> values)
-{
-    return medianAndSpread(std::move(values)).median;
-}
-
-}  // namespace
 
 Expected<ReducedRun> reduceRun(const QVector<RawRunFiles::Minibatch> &minibatches,
                                const QVector<RawRunFiles::PowerSample> &unsortedSamples,
@@ -66,7 +40,7 @@ Expected<ReducedRun> reduceRun(const QVector<RawRunFiles::Minibatch> &minibatche
         for (int j = i; j < i + window; ++j)
             watts.append(samples[j].watts);
         const auto [low, high] = std::minmax_element(watts.cbegin(), watts.cend());
-        if (*high - *low <= options.settleTolerance * medianOf(watts))
+        if (*high - *low <= options.settleTolerance * Quartiles::of(watts).median)
             settledAt = samples[i].atS;
     }
     if (!settledAt) {
@@ -115,12 +89,12 @@ Expected<ReducedRun> reduceRun(const QVector<RawRunFiles::Minibatch> &minibatche
                        .arg(out.windowEndS, 0, 'f', 1)
                        .arg(minibatchLog));
     }
-    const MedianAndSpread time = medianAndSpread(times);
-    const MedianAndSpread power = medianAndSpread(watts);
+    const Quartiles time = Quartiles::of(times);
+    const Quartiles power = Quartiles::of(watts);
     out.timeMs = time.median;
-    out.timeSpreadMs = time.iqr;
+    out.timeSpreadMs = time.interquartileRange();
     out.powerW = power.median;
-    out.powerSpreadW = power.iqr;
+    out.powerSpreadW = power.interquartileRange();
     out.minibatches = int(clean.size());
     out.powerSamples = int(watts.size());
     return out;

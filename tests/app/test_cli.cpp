@@ -520,16 +520,9 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const auto write = [&dir](const QString &kind, int count, const QString &name) {
-            const ptwb::TrainingData data = syntheticDataOf(kind, count, 3);
-            QVector<ptwb::Measurement> rows;
-            for (int i = 0; i < data.size(); ++i) {
-                ptwb::Measurement row;
-                row.mode = data.modes[i];
-                row.timeMs = data.timeMs[i];
-                row.powerW = data.powerW[i];
-                rows.append(row);
-            }
-            return writeTestFile(dir, name, ptwb::MeasurementCsv::write(rows));
+            return writeTestFile(
+                dir, name,
+                ptwb::MeasurementCsv::write(measurementsOf(syntheticDataOf(kind, count, 3))));
         };
         const QString reference = write(QStringLiteral("orin-agx"), 300, QStringLiteral("r.csv"));
         const QString nano = write(QStringLiteral("orin-nano"), 200, QStringLiteral("nano.csv"));

@@ -73,3 +73,18 @@ inline ptwb::predict::Dataset timeDataset(const ptwb::TrainingData &data)
 {
     return {featuresOf(data), std::vector<double>(data.timeMs.begin(), data.timeMs.end())};
 }
+
+// The rows of `data` as imported measurements, ready for Store::addImport or MeasurementCsv.
+inline QVector<ptwb::Measurement> measurementsOf(const ptwb::TrainingData &data)
+{
+    QVector<ptwb::Measurement> rows;
+    for (int i = 0; i < data.size(); ++i) {
+        ptwb::Measurement m;
+        m.mode = data.modes[i];
+        m.timeMs = data.timeMs[i];
+        m.powerW = data.powerW[i];
+        m.source = QStringLiteral("import");
+        rows.append(m);
+    }
+    return rows;
+}

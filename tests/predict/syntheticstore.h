@@ -27,15 +27,7 @@ inline bool addSyntheticWorkload(ptwb::Store &store, const QString &workload, in
                                  quint64 seed, double gpuWeight = 0.7)
 {
     const ptwb::TrainingData data = syntheticDataWithMaxn(count, seed, gpuWeight);
-    QVector<ptwb::Measurement> rows;
-    for (int i = 0; i < data.size(); ++i) {
-        ptwb::Measurement m;
-        m.mode = data.modes[i];
-        m.timeMs = data.timeMs[i];
-        m.powerW = data.powerW[i];
-        m.source = QStringLiteral("import");
-        rows.append(m);
-    }
+    const QVector<ptwb::Measurement> rows = measurementsOf(data);
     const auto record =
         store.addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), workload,
                         workload + QStringLiteral(".csv"),
@@ -49,15 +41,7 @@ inline bool addSyntheticWorkloadOn(ptwb::Store &store, const QString &kind, cons
                                    int count, quint64 seed, double gpuWeight = 0.5)
 {
     const ptwb::TrainingData data = syntheticDataOf(kind, count, seed, gpuWeight);
-    QVector<ptwb::Measurement> rows;
-    for (int i = 0; i < data.size(); ++i) {
-        ptwb::Measurement m;
-        m.mode = data.modes[i];
-        m.timeMs = data.timeMs[i];
-        m.powerW = data.powerW[i];
-        m.source = QStringLiteral("import");
-        rows.append(m);
-    }
+    const QVector<ptwb::Measurement> rows = measurementsOf(data);
     return store
         .addImport(kind, kind, workload, workload + QStringLiteral(".csv"),
                    QStringLiteral("%1-%2-%3-%4").arg(kind, workload).arg(count).arg(seed), rows)
