@@ -70,6 +70,7 @@ Evaluator::Evaluator(TrainingData reference, TrainingData target, QString device
     : m_reference(std::move(reference))
     , m_target(std::move(target))
     , m_deviceKind(std::move(deviceKind))
+    , m_referenceKind(m_deviceKind)
     , m_options(std::move(options))
 {
 }
@@ -110,7 +111,7 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
         timer.start();
         TrainingCallbacks callbacks;
         callbacks.cancelled = m_cancelled;
-        const QString referenceKind = m_referenceKind.isEmpty() ? m_deviceKind : m_referenceKind;
+        const QString &referenceKind = m_referenceKind;
         Expected<PowerModel> reference = PowerModel::train(
             referenceKind, referenceKind, QStringLiteral("reference"), m_reference,
             QStringLiteral("reference"), QStringLiteral("default"), 1, callbacks);

@@ -83,7 +83,7 @@ private:
     TrainingData m_reference;
     TrainingData m_target;
     QString m_deviceKind;
-    QString m_referenceKind;  // empty: the target's
+    QString m_referenceKind;  // the target's unless set
     EvaluationOptions m_options;
     std::function<bool()> m_cancelled;
     std::function<void(int, int)> m_progress;

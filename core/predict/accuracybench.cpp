@@ -13,6 +13,7 @@ AccuracyBench::AccuracyBench(TrainingData reference, TrainingData target, QStrin
     : m_reference(std::move(reference))
     , m_target(std::move(target))
     , m_deviceKind(std::move(deviceKind))
+    , m_referenceKind(m_deviceKind)
     , m_options(std::move(options))
 {
 }
@@ -60,8 +61,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
         for (const QString &config : m_options.configs) {
             QElapsedTimer timer;
             timer.start();
-            const QString referenceKind =
-                m_referenceKind.isEmpty() ? m_deviceKind : m_referenceKind;
+            const QString &referenceKind = m_referenceKind;
             Expected<PowerModel> reference = PowerModel::train(
                 referenceKind, referenceKind, QStringLiteral("reference"), m_reference,
                 QStringLiteral("reference"), config, m_options.seed, callbacks);

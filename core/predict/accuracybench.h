@@ -52,7 +52,7 @@ private:
     TrainingData m_reference;
     TrainingData m_target;
     QString m_deviceKind;
-    QString m_referenceKind;  // empty: the target's
+    QString m_referenceKind;  // the target's unless set
     AccuracyBenchOptions m_options;
 };
 

@@ -182,10 +182,9 @@ void fit(Mlp &net, const torch::Tensor &x, const torch::Tensor &y, const Regress
 }
 
 // Ridge regression with free (unpenalised) intercept and reference columns; lambda chosen by
-// closed-form leave-one-out error over a log grid. Input columns, when there are any, are
-// penalised like the hidden ones.
-RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hiddenScale,
-                   bool inputColumns)
+// closed-form leave-one-out error over a log grid. Every other column (input columns, when the
+// design has them, and the hidden ones) is penalised by lambda.
+RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hiddenScale)
 {
     const int64_t p = z.size(1);
     const torch::Tensor gram = z.t().mm(z);
@@ -196,8 +195,6 @@ RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hidden
         const double lambda = std::pow(10.0, exponent);
         torch::Tensor penalty = torch::full({p}, lambda, torch::kFloat64);
         penalty.index_put_({torch::indexing::Slice(0, 2)}, 1e-8);
-        if (inputColumns)
-            penalty.index_put_({torch::indexing::Slice(2, 2 + kFeatureCount)}, lambda);
         const torch::Tensor inverse = torch::linalg::inv(gram + torch::diag(penalty));
         const torch::Tensor weights = inverse.mv(zy);
         const torch::Tensor leverage = (z.mm(inverse) * z).sum(1);
@@ -205,7 +202,7 @@ RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hidden
         const double error = residual.pow(2).mean().item<double>();
         if (std::isfinite(error) && error < bestError) {
             bestError = error;
-            bestHead = RidgeHead {weights, inverse, hiddenScale, error, inputColumns};
+            bestHead = RidgeHead {weights, inverse, hiddenScale, error};
         }
     }
     if (!std::isfinite(bestError))
@@ -381,7 +378,8 @@ std::unique_ptr<Model> transferModel(const Model &reference, const Dataset &targ
             // them (docs/prediction.md, "Across devices").
             const bool inputColumns = target.acrossDevices;
             member.ridge = fitRidge(impl.design(member, x, scale, inputColumns),
-                                    torch::tensor(y, torch::kFloat64), scale, inputColumns);
+                                    torch::tensor(y, torch::kFloat64), scale);
+            member.ridge->inputColumns = inputColumns;
             if (callbacks.epochDone)
                 callbacks.epochDone(
                     {m, members, 1, 1, member.ridge->noiseVariance, member.ridge->noiseVariance});

@@ -4,6 +4,7 @@
 // "Raw run folders"), with knobs to break them in every way the importer must catch.
 
 #include "modes/powermode.h"
+#include "store/rawrunfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -32,11 +33,6 @@ struct RawRunSpec
     QString prefix = QStringLiteral("mn_nw4_pf2");
 };
 
-inline QString powerModeFolderName(const PowerMode &mode)
-{
-    return QStringLiteral("pm_") + mode.toUnderscore();
-}
-
 inline bool writeFileText(const QString &path, const QByteArray &text)
 {
     QFile file(path);
@@ -47,7 +43,7 @@ inline bool writeFileText(const QString &path, const QByteArray &text)
 inline QString writeRawRun(const QString &parent, const RawRunSpec &spec, QString name = {})
 {
     if (name.isEmpty())
-        name = powerModeFolderName(spec.mode);
+        name = RawRunFiles::folderNameOf(spec.mode);
     QDir(parent).mkpath(name);
     const QDir dir(QDir(parent).filePath(name));
     const PowerMode clocks = spec.loggedClocks.value_or(spec.mode);

@@ -106,7 +106,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("breakage");
         QTest::addColumn<QString>("expected");
-        const QString folder = powerModeFolderName(kAgxOther);
+        const QString folder = RawRunFiles::folderNameOf(kAgxOther);
         const QString dump = folder + QStringLiteral("/log_file_pm_14: ");
         const QString epochs = folder + QStringLiteral("/mn_nw4_pf2_epoch_stats.csv");
         const QString power = folder + QStringLiteral("/mn_nw4_pf2_tegrastats.csv");
