@@ -155,7 +155,7 @@ Expected<PowerMode> modeFromFolderName(const QString &name)
         return Expected<PowerMode>::failure(
             QStringLiteral("%1: not a run folder name; expected pm_<cores>_<cpu kHz>_<gpu Hz>_"
                            "<mem Hz>, e.g. pm_2_1344000_114750000_3199000000")
-                .arg(name),
+                .arg(printable(name)),
             ErrorKind::BadInput);
     }
     PowerMode mode;

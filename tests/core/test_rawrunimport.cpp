@@ -319,6 +319,17 @@ private Q_SLOTS:
         const QString error = outcome->folders.last().error;
         QVERIFY2(error.contains(QStringLiteral("tegra?[31m")), qPrintable(error));
         QVERIFY(error.contains(QStringLiteral("evil?machine")));
+
+        // A folder name is quoted the same way.
+        writeRawRun(runs, good, QStringLiteral("pm_\x1b]0;title\x07"));
+        const auto again = Importer(*store).run({runs, QStringLiteral("orin-agx"), {}, "w"});
+        QVERIFY2(again.ok(), qPrintable(again.error()));
+        const auto named = std::find_if(
+            again->folders.cbegin(), again->folders.cend(),
+            [](const RunFolderResult &f) { return f.error.contains(QLatin1String("not a run")); });
+        QVERIFY(named != again->folders.cend());
+        QVERIFY2(named->error.startsWith(QStringLiteral("pm_?]0;title?: not a run folder name")),
+                 qPrintable(named->error));
     }
 };
 
