@@ -65,6 +65,17 @@ struct MlpImpl : torch::nn::Cloneable<MlpImpl>
 
     torch::Tensor forward(torch::Tensor x) { return head->forward(hidden(x)); }
 
+    // Activations of every hidden layer, first to last, in eval mode (no dropout).
+    std::vector<torch::Tensor> activations(torch::Tensor x)
+    {
+        std::vector<torch::Tensor> out;
+        for (torch::nn::Linear &layer : layers) {
+            x = torch::relu(layer->forward(x));
+            out.push_back(x);
+        }
+        return out;
+    }
+
     void replaceHead() { head = replace_module("head", torch::nn::Linear(sizes.back(), 1)); }
 
     std::vector<int64_t> sizes;
@@ -74,14 +85,22 @@ struct MlpImpl : torch::nn::Cloneable<MlpImpl>
 };
 TORCH_MODULE(Mlp);
 
-// Closed-form last layer of a transferred member (RidgeHead).
+// Closed-form last layer of a transferred member (RidgeHead). Its design has the columns
+// [1, reference output, (the standardized inputs,) every hidden layer's activations / that
+// layer's RMS]. Heads stored before every layer was used have only the last layer's, scaled by
+// hiddenScale, and no layerScales.
 struct RidgeHead
 {
-    torch::Tensor weights;  // [p] over [1, reference output, (inputs,) hidden / scale]
+    torch::Tensor weights;  // [p]
     torch::Tensor inverseGram;  // [p, p]: (Z'Z + P)^-1, for the predictive variance
     double hiddenScale = 1;
     double noiseVariance = 0;  // leave-one-out mean squared error
+    double lambda = 0;  // the penalty leave-one-out chose
     bool inputColumns = false;  // the standardized inputs are columns of the design
+    std::vector<double> layerScales;  // RMS of each hidden layer's activations on the samples
+    // The standardized inputs it was fitted on [n, 4]: the inverse Gram is rebuilt from them on
+    // load instead of being stored (with every layer it has ~450^2 entries per member).
+    torch::Tensor samples;
 };
 
 struct Member
@@ -181,33 +200,38 @@ void fit(Mlp &net, const torch::Tensor &x, const torch::Tensor &y, const Regress
     net->eval();
 }
 
-// Ridge regression with free (unpenalised) intercept and reference columns; lambda chosen by
-// closed-form leave-one-out error over a log grid. Every other column (input columns, when the
-// design has them, and the hidden ones) is penalised by lambda.
-RidgeHead fitRidge(const torch::Tensor &z, const torch::Tensor &y, double hiddenScale)
+// (Z'Z + P)^-1 with P = lambda on every column but the intercept and the reference output,
+// which are free (a negligible 1e-8 keeps the inverse defined).
+torch::Tensor ridgeInverse(const torch::Tensor &z, double lambda)
 {
-    const int64_t p = z.size(1);
-    const torch::Tensor gram = z.t().mm(z);
+    torch::Tensor penalty = torch::full({z.size(1)}, lambda, torch::kFloat64);
+    penalty.index_put_({torch::indexing::Slice(0, 2)}, 1e-8);
+    return torch::linalg::inv(z.t().mm(z) + torch::diag(penalty));
+}
+
+// Ridge regression; lambda chosen by closed-form leave-one-out error over a log grid. Fills
+// the head's weights, inverse Gram, lambda and noise variance.
+void fitRidge(const torch::Tensor &z, const torch::Tensor &y, RidgeHead &head)
+{
     const torch::Tensor zy = z.t().mv(y);
-    RidgeHead bestHead;
     double bestError = std::numeric_limits<double>::infinity();
     for (double exponent = -3; exponent <= 4.01; exponent += 0.5) {
         const double lambda = std::pow(10.0, exponent);
-        torch::Tensor penalty = torch::full({p}, lambda, torch::kFloat64);
-        penalty.index_put_({torch::indexing::Slice(0, 2)}, 1e-8);
-        const torch::Tensor inverse = torch::linalg::inv(gram + torch::diag(penalty));
+        const torch::Tensor inverse = ridgeInverse(z, lambda);
         const torch::Tensor weights = inverse.mv(zy);
         const torch::Tensor leverage = (z.mm(inverse) * z).sum(1);
         const torch::Tensor residual = (y - z.mv(weights)) / (1 - leverage).clamp_min(1e-6);
         const double error = residual.pow(2).mean().item<double>();
         if (std::isfinite(error) && error < bestError) {
             bestError = error;
-            bestHead = RidgeHead {weights, inverse, hiddenScale, error};
+            head.weights = weights;
+            head.inverseGram = inverse;
+            head.lambda = lambda;
+            head.noiseVariance = error;
         }
     }
     if (!std::isfinite(bestError))
         throw Error("transfer: the closed-form head could not be fitted (degenerate samples)");
-    return bestHead;
 }
 
 // One trained regressor: scalers and ensemble members.
@@ -276,20 +300,23 @@ struct Model
         return torch::from_blob(values.data(), {int64_t(y.size()), 1}, torch::kFloat32).clone();
     }
 
-    // Design matrix of a ridge head: [1, reference output (transformed units), the standardized
-    // inputs when `inputColumns`, hidden / scale].
-    torch::Tensor design(Member &member, const torch::Tensor &x, double hiddenScale,
-                         bool inputColumns) const
+    // Design matrix of a ridge head (see RidgeHead) for standardized inputs x.
+    torch::Tensor design(Member &member, const torch::Tensor &x, const RidgeHead &head) const
     {
         torch::NoGradGuard noGrad;
-        const torch::Tensor hidden = member.net->hidden(x);
+        const std::vector<torch::Tensor> layers = member.net->activations(x);
         const torch::Tensor reference =
-            member.net->head->forward(hidden).to(torch::kFloat64) * targetScale + targetMean;
+            member.net->head->forward(layers.back()).to(torch::kFloat64) * targetScale + targetMean;
         std::vector<torch::Tensor> columns {torch::ones({x.size(0), 1}, torch::kFloat64),
                                             reference};
-        if (inputColumns)
+        if (head.inputColumns)
             columns.push_back(x.to(torch::kFloat64));
-        columns.push_back(hidden.to(torch::kFloat64) / hiddenScale);
+        if (head.layerScales.empty()) {
+            columns.push_back(layers.back().to(torch::kFloat64) / head.hiddenScale);
+        } else {
+            for (size_t i = 0; i < layers.size(); ++i)
+                columns.push_back(layers[i].to(torch::kFloat64) / head.layerScales.at(i));
+        }
         return torch::cat(columns, 1);
     }
 };
@@ -363,23 +390,28 @@ std::unique_ptr<Model> transferModel(const Model &reference, const Dataset &targ
                        std::nullopt};
         member.net->eval();
         if (d->config.transfer == RegressorConfig::Transfer::RidgeHead) {
-            torch::Tensor hidden;
+            RidgeHead head;
+            // Every hidden layer is a basis, not only the last: the first layer's ReLUs bend at
+            // other places of the mode space than the last one's, which a workload unlike the
+            // reference needs (docs/prediction.md, "Every layer in the head"). Each layer is
+            // scaled to unit RMS so one lambda grid fits every workload.
             {
                 torch::NoGradGuard noGrad;
-                hidden = member.net->hidden(x).to(torch::kFloat64);
+                for (const torch::Tensor &layer : member.net->activations(x))
+                    head.layerScales.push_back(
+                        layer.to(torch::kFloat64).pow(2).mean().sqrt().item<double>() + 1e-9);
             }
-            // Scale the hidden columns to unit RMS so one lambda grid fits every workload.
-            const double scale = hidden.pow(2).mean().sqrt().item<double>() + 1e-9;
-            std::vector<double> y;
-            for (double v : target.y)
-                y.push_back(impl.transformTarget(v));
+            head.hiddenScale = head.layerScales.back();
             // Across devices each clock's effect differs from the reference device's (another
             // GPU, CPU cluster and memory): the head gets a linear term per input to re-weight
             // them (docs/prediction.md, "Across devices").
-            const bool inputColumns = target.acrossDevices;
-            member.ridge = fitRidge(impl.design(member, x, scale, inputColumns),
-                                    torch::tensor(y, torch::kFloat64), scale);
-            member.ridge->inputColumns = inputColumns;
+            head.inputColumns = target.acrossDevices;
+            head.samples = x;
+            std::vector<double> y;
+            for (double v : target.y)
+                y.push_back(impl.transformTarget(v));
+            fitRidge(impl.design(member, x, head), torch::tensor(y, torch::kFloat64), head);
+            member.ridge = std::move(head);
             if (callbacks.epochDone)
                 callbacks.epochDone(
                     {m, members, 1, 1, member.ridge->noiseVariance, member.ridge->noiseVariance});
@@ -413,8 +445,7 @@ Prediction predictModel(Model &model, const std::vector<Features> &x)
         for (int64_t m = 0; m < members; ++m) {
             Member &member = d->members[m];
             if (member.ridge) {
-                const torch::Tensor z =
-                    d->design(member, input, member.ridge->hiddenScale, member.ridge->inputColumns);
+                const torch::Tensor z = d->design(member, input, *member.ridge);
                 means.push_back(z.mv(member.ridge->weights));
                 variances.push_back(member.ridge->noiseVariance *
                                     (1 + (z.mm(member.ridge->inverseGram) * z).sum(1)));
@@ -498,11 +529,18 @@ std::string serializeModel(const Model &model)
         archive.write("member" + std::to_string(m), net);
         if (member.ridge) {
             const std::string prefix = "ridge" + std::to_string(m) + ".";
-            archive.write(prefix + "weights", member.ridge->weights);
-            archive.write(prefix + "inverse_gram", member.ridge->inverseGram);
+            const RidgeHead &head = *member.ridge;
+            archive.write(prefix + "weights", head.weights);
             archive.write(prefix + "numbers",
-                          torch::tensor({member.ridge->hiddenScale, member.ridge->noiseVariance},
+                          torch::tensor({head.hiddenScale, head.noiseVariance, head.lambda},
                                         torch::kFloat64));
+            if (head.layerScales.empty()) {
+                archive.write(prefix + "inverse_gram", head.inverseGram);
+            } else {
+                archive.write(prefix + "layer_scales",
+                              torch::tensor(head.layerScales, torch::kFloat64));
+                archive.write(prefix + "samples", head.samples);
+            }
         }
     }
     std::ostringstream stream;
@@ -570,11 +608,27 @@ std::unique_ptr<Model> deserializeModel(const std::string &bytes)
             if (archive.try_read(prefix + "weights", weights)) {
                 RidgeHead head;
                 head.weights = weights;
-                archive.read(prefix + "inverse_gram", head.inverseGram);
                 archive.read(prefix + "numbers", tensor);
                 head.hiddenScale = tensor[0].item<double>();
                 head.noiseVariance = tensor[1].item<double>();
-                head.inputColumns = weights.numel() == 2 + kFeatureCount + c.hidden.back();
+                torch::Tensor layerScales;
+                if (archive.try_read(prefix + "layer_scales", layerScales)) {
+                    head.lambda = tensor[2].item<double>();
+                    head.layerScales.assign(layerScales.data_ptr<double>(),
+                                            layerScales.data_ptr<double>() + layerScales.numel());
+                    if (head.layerScales.size() != c.hidden.size())
+                        throw Error("not a readable model: a head's layer scales do not match "
+                                    "its network");
+                    archive.read(prefix + "samples", head.samples);
+                    const int64_t hiddenUnits =
+                        std::accumulate(c.hidden.begin(), c.hidden.end(), int64_t(0));
+                    head.inputColumns = weights.numel() == 2 + kFeatureCount + hiddenUnits;
+                    head.inverseGram =
+                        ridgeInverse(impl.design(member, head.samples, head), head.lambda);
+                } else {
+                    archive.read(prefix + "inverse_gram", head.inverseGram);
+                    head.inputColumns = weights.numel() == 2 + kFeatureCount + c.hidden.back();
+                }
                 member.ridge = head;
             }
             impl.members.push_back(std::move(member));

@@ -45,6 +45,14 @@ HANDSET = {
                  "t0": 1.5},
         "power": {"gpu_busy": 1.05, "core_busy": 1.1},
     },
+    "yolo_v8n": {
+        "base": "resnet18",
+        "description": "small detector (YOLO v8n-like): data loading on the CPU dominates, a "
+                       "light GPU load (11-25 W), the GPU clock matters little",
+        "time": {"gpu": 0.45, "mem": 0.7, "load_cpu": 4.5, "load_mem": 1.6, "launch_cpu": 1.2,
+                 "t0": 1.2},
+        "power": {"gpu_busy": 0.3, "gpu_clk": 0.5, "mem_busy": 0.6},
+    },
     "bert_base": {
         "base": "resnet18",
         "description": "transformer-like (BERT-base fine-tuning): GPU compute-bound, little "

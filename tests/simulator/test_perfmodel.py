@@ -69,12 +69,16 @@ class MonotonicityTest(unittest.TestCase):
         # (device, max-mode training power range W, idle power range W)
         expect = {"orin-agx": (35, 60, 8, 22), "xavier-agx": (22, 45, 5, 16),
                   "orin-nano": (8, 20, 2, 8)}
+        # A light GPU load draws less at MAXN: a YOLO v8n-like training peaks near 25-33 W on
+        # an AGX Orin, not 35+.
+        light = {"yolo_v8n": 0.7}
         for d, (plo, phi, ilo, ihi) in expect.items():
             m = perfmodel.PerfModel(d)
             md = max_mode(m.table)
             self.assertTrue(ilo <= m.idle_power_w(md) <= ihi, (d, m.idle_power_w(md)))
             for w in m.workloads():
-                self.assertTrue(plo <= m.power_w(w, md) <= phi, (d, w, m.power_w(w, md)))
+                low = plo * light.get(w, 1.0)
+                self.assertTrue(low <= m.power_w(w, md) <= phi, (d, w, m.power_w(w, md)))
                 self.assertGreater(m.power_w(w, md), m.idle_power_w(md))
                 self.assertTrue(20 <= m.time_ms(w, md) <= 2000, (d, w, m.time_ms(w, md)))
 
