@@ -275,9 +275,10 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
             QStringLiteral("--samples, --repeats and --seed take whole numbers"));
 
     if (!output.json()) {
-        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")
                         .arg(QStringLiteral("strategy"), -9)
                         .arg(QStringLiteral("profiled"), 9)
+                        .arg(QStringLiteral("per budget"), 10)
                         .arg(QStringLiteral("time pen. %"), 12)
                         .arg(QStringLiteral("energy pen. %"), 14)
                         .arg(QStringLiteral("excess W"), 9)
@@ -289,6 +290,7 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
         if (output.json()) {
             output.object({{QStringLiteral("strategy"), m.strategy},
                            {QStringLiteral("profiled"), m.profiled},
+                           {QStringLiteral("profiled_per_budget"), m.profiledPerBudget},
                            {QStringLiteral("time_penalty_median"), m.timePenaltyMedian},
                            {QStringLiteral("energy_penalty_median"), m.energyPenaltyMedian},
                            {QStringLiteral("excess_power_area"), m.excessPowerArea},
@@ -298,9 +300,10 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
                            {QStringLiteral("seconds"), m.seconds}});
             return;
         }
-        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+        output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")
                         .arg(m.strategy, -9)
                         .arg(m.profiled, 9, 'f', 1)
+                        .arg(m.profiledPerBudget, 10, 'f', 1)
                         .arg(m.timePenaltyMedian, 12, 'f', 2)
                         .arg(m.energyPenaltyMedian, 14, 'f', 2)
                         .arg(m.excessPowerArea, 9, 'f', 3)

@@ -17,18 +17,21 @@ StrategyMetrics StrategyMetrics::of(const QString &strategy, const QVector<Solut
         return m;
     QVector<double> timePenalties;
     QVector<double> energyPenalties;
+    QVector<double> profiled;
     double excess = 0;
     int above = 0;
     int aboveOne = 0;
     for (const Solution &s : solutions) {
         timePenalties.append(100.0 * (s.timeMs - s.optimalTimeMs) / s.optimalTimeMs);
         energyPenalties.append(100.0 * (s.timeMs * s.powerW - s.optimalEnergy) / s.optimalEnergy);
+        profiled.append(s.profiled);
         excess += std::max(0.0, s.powerW - s.budgetW);
         above += s.powerW > s.budgetW ? 1 : 0;
         aboveOne += s.powerW > s.budgetW + 1 ? 1 : 0;
     }
     m.timePenaltyMedian = Quartiles::of(timePenalties).median;
     m.energyPenaltyMedian = Quartiles::of(energyPenalties).median;
+    m.profiledPerBudget = Quartiles::of(profiled).median;
     m.excessPowerArea = excess / solutions.size();
     m.al = 100.0 * above / solutions.size();
     m.al1 = 100.0 * aboveOne / solutions.size();
@@ -141,15 +144,18 @@ Evaluator::run(const std::function<void(const StrategyMetrics &)> &done,
             if (Status status = strategy->prepare(oracle, context); !status)
                 return Result::failure(QStringLiteral("%1: %2").arg(name, status.error()),
                                        status.errorKind());
+            oracle.markPrepared();
             for (double budget : m_options.budgetsW) {
                 const std::optional<BudgetAnswer> best = truth.fastestWithin(budget);
                 if (!best || !best->fits)
                     continue;  // no mode meets it: nothing to judge against
+                oracle.beginBudget();
                 const Pick pick = strategy->choose(budget, oracle);
                 if (pick.row < 0)
                     return Result::failure(QStringLiteral("%1 picked no mode").arg(name));
                 solutions.append({budget, m_target.timeMs[pick.row], m_target.powerW[pick.row],
-                                  best->point.timeMs, best->point.energy()});
+                                  best->point.timeMs, best->point.energy(),
+                                  oracle.budgetProfiledCount()});
             }
             profiled += oracle.profiledCount();
             if (m_progress)

@@ -14,12 +14,14 @@ struct Solution
     double powerW = 0;
     double optimalTimeMs = 0;
     double optimalEnergy = 0;  // W x ms of the optimal pick
+    int profiled = 0;  // distinct modes that answered this budget (ProfilingOracle)
 };
 
 struct StrategyMetrics
 {
     QString strategy;
     double profiled = 0;  // distinct modes profiled per repeat, mean
+    double profiledPerBudget = 0;  // distinct modes that answered one budget, median
     int solutions = 0;
     double timePenaltyMedian = 0;  // % slower than the optimal pick, median over solutions
     double energyPenaltyMedian = 0;  // % more energy than the optimal pick, median

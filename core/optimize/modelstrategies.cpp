@@ -72,18 +72,36 @@ static QList<int> sortedProfiled(const ProfilingOracle &oracle)
     return rows;
 }
 
-// Profiles `count` modes spread evenly along a front, skipping those already profiled.
+// Profiles up to `count` modes of a front, one per budget level: the levels are spread evenly
+// over the front's power range, and for each the front mode a budget at that level would pick
+// (the fastest within it) is profiled, or the closest above when those are all profiled.
+// Spreading by power rather than by position on the front puts a verified mode under every
+// stretch of budgets: a front is dense where many modes draw nearly the same power and sparse
+// elsewhere (docs/optimization.md, "Where the choice error comes from").
 static void profileAlong(ProfilingOracle &oracle, const QVector<TradeoffPoint> &front, int count)
 {
-    QVector<int> fresh;
-    for (const TradeoffPoint &p : front) {
-        if (!oracle.profiled().contains(p.mode))
-            fresh.append(p.mode);
+    if (front.isEmpty() || count <= 0)
+        return;
+    const double low = front.first().powerW;
+    const double high = front.last().powerW;
+    for (int k = 0; k < count; ++k) {
+        const double level = low + (k + 0.5) * (high - low) / count;
+        int within = -1;
+        int above = -1;
+        for (const TradeoffPoint &p : front) {  // ascending power
+            if (oracle.profiled().contains(p.mode))
+                continue;
+            if (p.powerW <= level) {
+                within = p.mode;
+            } else {
+                above = p.mode;
+                break;
+            }
+        }
+        if (within < 0 && above < 0)
+            return;  // every front mode is profiled
+        oracle.profile(within >= 0 ? within : above);
     }
-    count = std::min(count, int(fresh.size()));
-    for (int k = 0; k < count; ++k)
-        oracle.profile(
-            fresh[std::min<int>(int((k + 0.5) * fresh.size() / count), fresh.size() - 1)]);
 }
 
 Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyContext &context,

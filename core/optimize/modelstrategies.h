@@ -8,11 +8,12 @@ namespace ptwb {
 // Predicted front from a model; the N profiled modes enter it with their observed values, every
 // other mode with its prediction.
 // - nn: an NN trained on N random modes.
-// - pt: PowerTrain with the N modes chosen, not drawn: 30 % spread along the reference model's
-//   predicted front (the modes that matter for a related workload), 20 % at random (for the
-//   fit), then the other half in 5 rounds along the target's own predicted front, transferring
-//   again after each round. The profiled front modes then anchor the picks with observed values,
-//   and correct the predictions of the modes around them (ResidualCorrection).
+// - pt: PowerTrain with the N modes chosen, not drawn: 30 % spread over the power range of the
+//   reference model's predicted front (the modes that matter for a related workload), 20 % at
+//   random (for the fit), then the other half in 5 rounds over the power range of the target's
+//   own predicted front, transferring again after each round. The profiled front modes then anchor
+//   the picks with observed values, and correct the predictions of the modes around them
+//   (ResidualCorrection).
 // - safe: pt, with a mode counted as fitting only when predicted power + kSafetySigmas standard
 //   deviations of the model's own uncertainty stays within the budget.
 class ModelStrategy : public Strategy

@@ -52,38 +52,6 @@ private:
     ParetoFront m_front;
 };
 
-// Multi-dimensional binary search, per budget: first along the diagonal (the same fraction of
-// every dimension's range) for the highest point that fits, then each dimension in turn (GPU,
-// memory, CPU, cores) raised by binary search as far as it still fits. About log2 of the size of
-// the space in profiles per budget.
-class BinarySearchStrategy : public Strategy
-{
-public:
-    QString name() const override { return QStringLiteral("bs"); }
-    Pick choose(double powerBudgetW, ProfilingOracle &oracle) override;
-    int lastTries() const { return m_tries; }
-
-private:
-    int m_tries = 0;
-};
-
-// Gradient descent over the mode dimensions (our reading of Fulcrum's GMD), per budget: a
-// pattern search on the grid indices from the middle mode: over budget, first a step down along
-// every dimension at once (power's descent direction); then to the first neighbour (a step of s
-// along one dimension) that improves "fits, then faster; else less power"; halving s when
-// nothing improves; within a budget of 15 profiled modes.
-class GradientDescentStrategy : public Strategy
-{
-public:
-    static constexpr int kMaxProfiles = 15;
-    QString name() const override { return QStringLiteral("gmd"); }
-    Pick choose(double powerBudgetW, ProfilingOracle &oracle) override;
-    int lastTries() const { return m_tries; }
-
-private:
-    int m_tries = 0;
-};
-
 // The best observed of `points` for a budget: fastest that fits, else the lowest power.
 Pick bestObserved(const QVector<TradeoffPoint> &points, double powerBudgetW);
 

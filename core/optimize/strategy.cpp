@@ -1,5 +1,6 @@
 #include "optimize/strategy.h"
 
+#include "optimize/gridsearches.h"
 #include "optimize/modelstrategies.h"
 #include "optimize/searchstrategies.h"
 
@@ -24,9 +25,19 @@ ProfilingOracle::ProfilingOracle(const TrainingData &target)
     }
 }
 
+int ProfilingOracle::budgetProfiledCount() const
+{
+    int own = 0;
+    for (int row : m_budget)
+        own += m_prepared.contains(row) ? 0 : 1;
+    return int(m_prepared.size()) + own;
+}
+
 TradeoffPoint ProfilingOracle::profile(int row)
 {
     m_profiled.insert(row);
+    m_budget.insert(row);
+    ++m_calls;
     return {row, m_target.powerW[row], m_target.timeMs[row]};
 }
 

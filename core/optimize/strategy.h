@@ -22,8 +22,23 @@ public:
     // Observed (power, time) of a candidate row; counts it as profiled.
     TradeoffPoint profile(int row);
     int profiledCount() const { return int(m_profiled.size()); }
+    // Calls to profile(), repeats included: on a device each one is a measurement.
+    int profileCalls() const { return m_calls; }
     const QSet<int> &profiled() const { return m_profiled; }
-    void reset() { m_profiled.clear(); }
+    void reset()
+    {
+        m_profiled.clear();
+        m_calls = 0;
+        m_prepared.clear();
+        m_budget.clear();
+    }
+
+    // Per-budget accounting: what was profiled before any budget (in prepare) informs every
+    // budget; beginBudget() starts counting what one budget's search profiles besides.
+    void markPrepared() { m_prepared = m_profiled; }
+    void beginBudget() { m_budget.clear(); }
+    // Distinct modes that answered the current budget: the prepared ones and the budget's own.
+    int budgetProfiledCount() const;
 
     // Row of a mode among the candidates, or -1.
     int rowOf(const PowerMode &mode) const { return m_rows.value(mode, -1); }
@@ -38,6 +53,9 @@ private:
     QHash<PowerMode, int> m_rows;
     QVector<qint64> m_values[kDimensionCount];
     QSet<int> m_profiled;
+    int m_calls = 0;
+    QSet<int> m_prepared;
+    QSet<int> m_budget;
 };
 
 // What a strategy picked for one budget: a candidate row, and whether the strategy believed it

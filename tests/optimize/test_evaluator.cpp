@@ -1,4 +1,5 @@
 #include "optimize/evaluation.h"
+#include "optimize/modelstrategies.h"
 #include "predict/syntheticstore.h"
 
 #include <QTest>
@@ -90,6 +91,76 @@ private Q_SLOTS:
         QCOMPARE(results->at(1).solutions, 5);
         QVERIFY(results->at(1).profiled >= 20);
         QVERIFY(log.filter(QStringLiteral("reference model:")).isEmpty());  // none trained
+    }
+
+    void countsTheModesThatAnsweredEachBudget()
+    {
+        // A search per budget (gmd, bs) is charged only the modes it profiled for that budget; a
+        // strategy that profiles once up front (rnd) is charged all of them at every budget.
+        EvaluationOptions options = cheapOptions();
+        options.strategies = {QStringLiteral("optimal"), QStringLiteral("rnd"),
+                              QStringLiteral("gmd"), QStringLiteral("bs")};
+        Evaluator evaluator({}, syntheticDataWithMaxn(400, 1), QStringLiteral("orin-agx"), options);
+        const auto results = evaluator.run({}, {});
+        QVERIFY2(results.ok(), qPrintable(results.error()));
+        QCOMPARE(results->size(), 4);
+        for (int i : {0, 1})  // optimal and rnd profile up front
+            QCOMPARE(results->at(i).profiledPerBudget, results->at(i).profiled);
+        QCOMPARE(results->at(0).profiledPerBudget, 400.0);
+        for (int i : {2, 3}) {
+            const StrategyMetrics &m = results->at(i);
+            QVERIFY2(m.profiledPerBudget > 0 && m.profiledPerBudget < m.profiled,
+                     qPrintable(QStringLiteral("%1: %2 per budget of %3")
+                                    .arg(m.strategy)
+                                    .arg(m.profiledPerBudget)
+                                    .arg(m.profiled)));
+        }
+    }
+
+    void ptProfilesAModeUnderEveryStretchOfBudgets()
+    {
+        // pt spends its profiles along the predicted front one per power level, so the
+        // observed modes cover the target's power range: cut the true front's range into as
+        // many stretches as a fifth of the profiles: every stretch holds a profiled mode
+        // that a budget at its top would pick from the observed front alone.
+        Expected<PowerModel> reference = PowerModel::train(
+            QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), QStringLiteral("ref"),
+            syntheticData(300, 2, 0.5), QStringLiteral("reference"), quickConfig(), 1);
+        QVERIFY2(reference.ok(), qPrintable(reference.error()));
+        const TrainingData target = syntheticDataWithMaxn(600, 3);
+        StrategyContext context;
+        context.deviceKind = QStringLiteral("orin-agx");
+        context.reference = std::make_shared<PowerModel>(std::move(reference).value());
+        context.samples = 40;
+        ModelStrategy pt(ModelStrategy::Kind::Transfer);
+        ProfilingOracle oracle(target);
+        const Status prepared = pt.prepare(oracle, context);
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QCOMPARE(oracle.profiledCount(), 40);
+
+        QVector<TradeoffPoint> all;
+        QVector<TradeoffPoint> profiled;
+        for (int row = 0; row < target.size(); ++row) {
+            all.append({row, target.powerW[row], target.timeMs[row]});
+            if (oracle.profiled().contains(row))
+                profiled.append(all.last());
+        }
+        const ParetoFront truth(all);
+        const ParetoFront seen(profiled);
+        const double low = truth.powerTime().first().powerW;
+        const double high = truth.powerTime().last().powerW;
+        const int stretches = 8;
+        for (int k = 1; k <= stretches; ++k) {
+            const double budget = low + k * (high - low) / stretches;
+            const std::optional<BudgetAnswer> best = truth.fastestWithin(budget);
+            const std::optional<BudgetAnswer> verified = seen.fastestWithin(budget);
+            QVERIFY(best && verified && verified->fits);
+            QVERIFY2(verified->point.powerW > budget - (high - low) / stretches,
+                     qPrintable(QStringLiteral("budget %1 W: the closest profiled mode below "
+                                               "draws %2 W")
+                                    .arg(budget)
+                                    .arg(verified->point.powerW)));
+        }
     }
 };
 

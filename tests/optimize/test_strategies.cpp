@@ -1,4 +1,5 @@
 #include "optimize/evaluation.h"
+#include "optimize/gridsearches.h"
 #include "optimize/searchstrategies.h"
 
 #include <QTest>
@@ -95,6 +96,39 @@ private Q_SLOTS:
         // Stated quality: within 15 profiles, the median pick is within 10 % of the optimum.
         QVERIFY2(penalties[penalties.size() / 2] < 0.10,
                  qPrintable(QString::number(penalties[penalties.size() / 2])));
+    }
+
+    void searchesProfileEachModeOnceAndAnswerAPartialSweep()
+    {
+        // A sweep that skipped every third mode: the searches step onto the nearest candidate.
+        const TrainingData full = syntheticSpace({6, 10, 12, 4});
+        TrainingData partial;
+        for (int row = 0; row < full.size(); ++row) {
+            if (row % 3 == 0)
+                continue;
+            partial.modes.append(full.modes[row]);
+            partial.powerW.append(full.powerW[row]);
+            partial.timeMs.append(full.timeMs[row]);
+        }
+        ProfilingOracle oracle(partial);
+        GradientDescentStrategy gmd;
+        BinarySearchStrategy bs;
+        for (Strategy *strategy : {static_cast<Strategy *>(&gmd), static_cast<Strategy *>(&bs)}) {
+            for (double budget = 22; budget <= 40; budget += 3) {
+                oracle.reset();
+                oracle.beginBudget();
+                const Pick pick = strategy->choose(budget, oracle);
+                QVERIFY2(
+                    pick.row >= 0 && pick.fits && partial.powerW[pick.row] <= budget,
+                    qPrintable(QStringLiteral("%1 at %2 W").arg(strategy->name()).arg(budget)));
+                const int tries = strategy == &gmd ? gmd.lastTries() : bs.lastTries();
+                // No mode measured twice.
+                QCOMPARE(oracle.profileCalls(), oracle.profiledCount());
+                QCOMPARE(oracle.profiledCount(), tries);
+                if (strategy == &gmd)
+                    QVERIFY(tries <= GradientDescentStrategy::kMaxProfiles);
+            }
+        }
     }
 
     void evaluationOnASyntheticWorkload()

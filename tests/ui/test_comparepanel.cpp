@@ -97,6 +97,7 @@ private Q_SLOTS:
             const StrategyMetrics &want = expected->at(i);
             QCOMPARE(got.strategy, want.strategy);
             QCOMPARE(got.profiled, want.profiled);
+            QCOMPARE(got.profiledPerBudget, want.profiledPerBudget);
             QCOMPARE(got.solutions, want.solutions);
             QCOMPARE(got.timePenaltyMedian, want.timePenaltyMedian);
             QCOMPARE(got.energyPenaltyMedian, want.energyPenaltyMedian);
@@ -119,8 +120,8 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
         QCOMPARE(lines.size(), 5);
-        QVERIFY(lines[0].startsWith("strategy,profiled,time_penalty_median"));
-        QVERIFY(lines[2].startsWith("maxn,1,"));
+        QVERIFY(lines[0].startsWith("strategy,profiled,profiled_per_budget,time_penalty_median"));
+        QVERIFY(lines[2].startsWith("maxn,1,1,"));
     }
 
     void cancelLeavesNoHalfRow()
