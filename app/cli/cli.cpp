@@ -7,6 +7,7 @@
 #include "modelcommands.h"
 #include "modescommand.h"
 #include "optimizecommands.h"
+#include "searchcommand.h"
 #include "storecommands.h"
 
 #include "predict/regressor.h"
@@ -35,6 +36,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<EvaluateCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
+    commands.push_back(std::make_unique<SearchCommand>());
     commands.push_back(std::make_unique<DemoCommand>());
     commands.push_back(std::make_unique<BenchCommand>());
     return commands;

@@ -5,6 +5,7 @@
 #include "optimize/searchstrategies.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace ptwb {
@@ -35,6 +36,8 @@ int ProfilingOracle::budgetProfiledCount() const
 
 TradeoffPoint ProfilingOracle::profile(int row)
 {
+    if (std::isnan(m_target.powerW[row]) || std::isnan(m_target.timeMs[row]))
+        throw ProfileNeeded {row};
     m_profiled.insert(row);
     m_budget.insert(row);
     ++m_calls;

@@ -11,6 +11,13 @@
 
 namespace ptwb {
 
+// Thrown by ProfilingOracle::profile for a candidate not measured yet (NaN time or power): a
+// search on a device stops there and profiles that mode first (BudgetSearch).
+struct ProfileNeeded
+{
+    int row = -1;
+};
+
 // The modes a strategy may choose from (a workload's measured modes, in evaluation) and the
 // only way to learn their observed time and power: profiling, which is counted.
 class ProfilingOracle
@@ -19,7 +26,8 @@ public:
     explicit ProfilingOracle(const TrainingData &target);
 
     const TrainingData &candidates() const { return m_target; }
-    // Observed (power, time) of a candidate row; counts it as profiled.
+    // Observed (power, time) of a candidate row; counts it as profiled. Throws ProfileNeeded
+    // when the candidate has no measurement yet.
     TradeoffPoint profile(int row);
     int profiledCount() const { return int(m_profiled.size()); }
     // Calls to profile(), repeats included: on a device each one is a measurement.

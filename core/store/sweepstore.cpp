@@ -180,7 +180,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
 
     auto items = db.prepare(QStringLiteral(
         "SELECT position, cores, cpu_khz, gpu_hz, emc_hz, repeat, state, reason, attempts, "
-        "target FROM sweep_modes WHERE sweep_id = ?1 ORDER BY position"));
+        "target, measurement_id FROM sweep_modes WHERE sweep_id = ?1 ORDER BY position"));
     if (!items)
         return Result::failure(items.error());
     items->bind(1, id);
@@ -199,6 +199,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
         item.reason = items->columnText(7);
         item.attempts = int(items->columnInt(8));
         item.target = items->columnText(9);
+        item.measurementId = items->columnInt(10);
         if (item.repeat == 0)
             record.plan.modes.append(item.mode);
         record.items.append(item);

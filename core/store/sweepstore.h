@@ -32,6 +32,7 @@ struct SweepItem
     QString reason;  // why it failed
     int attempts = 0;
     QString target;  // which device of a fleet measured it
+    qint64 measurementId = 0;  // the stored measurement of a done item
 };
 
 struct SweepRecord

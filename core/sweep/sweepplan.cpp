@@ -1,5 +1,7 @@
 #include "sweep/sweepplan.h"
 
+#include "optimize/budgetsearch.h"
+
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -14,8 +16,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
     const auto bad = [&modeSet](const QString &why) {
         return Result::badInput(
             InputField::Modes,
-            QStringLiteral("'%1': %2; expected all, random:N, "
-                           "als:N or grid:SPEC (e.g. grid:cores=even;cpu=every:2:2)")
+            QStringLiteral("'%1': %2; expected all, random:N, als:N, grid:SPEC (e.g. "
+                           "grid:cores=even;cpu=every:2:2) or search:gmd|bs:WATTS")
                 .arg(modeSet, why));
     };
     const ModeSpace full(device);
@@ -43,6 +45,21 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
             return bad(
                 QStringLiteral("N must be between %1 and %2").arg(kAdaptiveStart).arg(full.size()));
         return selectModes(device, QStringLiteral("random:%1").arg(kAdaptiveStart), seed);
+    } else if (modeSet.startsWith(QLatin1String("search:"))) {
+        const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(modeSet);
+        if (!goal)
+            return bad(goal.error());
+        QVector<PowerMode> all;
+        for (qint64 i = 0; i < full.size(); ++i)
+            all.append(full.mode(i));
+        StrategyContext context;
+        context.deviceKind = device.id();
+        const Expected<SearchStep> first =
+            BudgetSearch::step((*goal)->strategy, (*goal)->powerBudgetW, context, all, {});
+        if (!first)
+            return bad(first.error());
+        if (first->next)
+            modes.append(*first->next);
     } else if (modeSet.startsWith(QLatin1String("grid:"))) {
         Expected<ModeSpace> grid = ModeSpace::subGrid(device, modeSet.mid(5));
         if (!grid)
@@ -53,6 +70,36 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
         return bad(QStringLiteral("unknown mode set"));
     }
     return modes;
+}
+
+QString SearchGoal::modeSet() const
+{
+    return QStringLiteral("search:%1:%2").arg(strategy).arg(powerBudgetW);
+}
+
+Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
+{
+    using Result = Expected<std::optional<SearchGoal>>;
+    if (!modeSet.startsWith(QLatin1String("search:")))
+        return std::optional<SearchGoal>();
+    const QStringList parts = modeSet.split(QLatin1Char(':'));
+    SearchGoal goal;
+    bool ok = parts.size() == 3;
+    if (ok) {
+        goal.strategy = parts[1];
+        goal.powerBudgetW = parts[2].toDouble(&ok);
+    }
+    if (!ok || !(goal.powerBudgetW > 0 && goal.powerBudgetW < 10000))
+        return Result::badInput(InputField::Modes,
+                                QStringLiteral("'%1': expected search:STRATEGY:WATTS with a power "
+                                               "budget above 0 W, e.g. search:gmd:30")
+                                    .arg(modeSet));
+    if (!BudgetSearch::strategies().contains(goal.strategy))
+        return Result::badInput(
+            InputField::Modes,
+            QStringLiteral("'%1': the strategy of a search is one of %2")
+                .arg(modeSet, BudgetSearch::strategies().join(QStringLiteral(", "))));
+    return std::optional<SearchGoal>(goal);
 }
 
 bool SweepPlan::higherFirst(const PowerMode &a, const PowerMode &b)

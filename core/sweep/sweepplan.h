@@ -6,7 +6,21 @@
 #include <QString>
 #include <QVector>
 
+#include <optional>
+
 namespace ptwb {
+
+// The budget problem of a search sweep (mode set search:STRATEGY:WATTS): a strategy that asks
+// for one mode at a time (BudgetSearch) and the power budget it answers.
+struct SearchGoal
+{
+    QString strategy;  // gmd or bs
+    double powerBudgetW = 0;
+
+    QString modeSet() const;
+    // nullopt for a mode set that is not a search; an error for a malformed one.
+    static Expected<std::optional<SearchGoal>> of(const QString &modeSet);
+};
 
 // What a sweep will profile, decided and stored before the first mode is touched.
 struct SweepPlan
@@ -18,7 +32,7 @@ struct SweepPlan
     QString deviceKind;  // orin-agx, ...
     QString workload;  // the store's workload name
     QString target;  // where it runs, as DeviceTarget::toString() prints it (no secrets)
-    QString modeSet;  // all, random:N, als:N, grid:SPEC
+    QString modeSet;  // all, random:N, als:N, grid:SPEC, search:STRATEGY:WATTS
     QString run;  // what the device runs, WorkloadSpec as JSON text
     int minibatches = 40;
     int repeats = 1;
@@ -31,6 +45,8 @@ struct SweepPlan
     //   grid:SPEC      a sub-grid, as ModeSpace::subGrid ("cores=even;cpu=every:2:2")
     //   als:N          adaptive: kAdaptiveStart random modes now, then active learning adds
     //                  batches (ActiveSelection) until N modes or until it converges
+    //   search:S:W     a search for the fastest mode within W watts (SearchGoal): its first
+    //                  mode now, then the next one each time the last is measured
     // Errors name the mode set and say what was expected.
     static Expected<QVector<PowerMode>> selectModes(const DeviceSpec &device,
                                                     const QString &modeSet, quint64 seed);

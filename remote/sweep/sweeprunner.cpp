@@ -632,9 +632,12 @@ int SweepRunner::appendChosenModes()
         if (m_predicted)
             m_predictedQueued += m_predicted(item.mode);
     }
-    Q_EMIT message(QStringLiteral("sweep %1: %2 more modes chosen by active learning (%3 planned)")
+    const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(m_record.plan.modeSet);
+    const bool search = goal && goal->has_value();
+    Q_EMIT message(QStringLiteral("sweep %1: %2 more modes chosen by %3 (%4 planned)")
                        .arg(m_sweepId)
                        .arg(more->size())
+                       .arg(search ? (*goal)->strategy : QStringLiteral("active learning"))
                        .arg(m_record.items.size()));
     return int(added->size());
 }

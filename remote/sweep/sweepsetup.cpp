@@ -66,7 +66,68 @@ adaptiveExtender(Store &store, const SweepRecord &record)
     };
 }
 
+// For search:STRATEGY:WATTS: the next mode the search asks for, one at a time, until it answers.
+std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
+searchExtender(Store &store, const SweepRecord &record)
+{
+    if (!record.plan.modeSet.startsWith(QLatin1String("search:")))
+        return nullptr;
+    return [&store](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
+        using Result = Expected<QVector<PowerMode>>;
+        // The stored record: it links each done item to its measurement.
+        Expected<SweepRecord> stored = SweepStore(store).load(sweep.id);
+        if (!stored)
+            return passOn<Result>(stored);
+        Expected<SearchStep> step = SweepSetup::searchStep(store, *stored);
+        if (!step)
+            return passOn<Result>(step);
+        if (!step->next)
+            return QVector<PowerMode>();
+        for (const SweepItem &item : stored->items) {
+            if (item.mode == *step->next && item.state != SweepItem::State::Pending)
+                return Result::failure(QStringLiteral("the search asked again for %1, which it "
+                                                      "already profiled")
+                                           .arg(item.mode.toCanonical()));
+        }
+        return QVector<PowerMode> {*step->next};
+    };
+}
+
 }  // namespace
+
+Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &record)
+{
+    using Result = Expected<SearchStep>;
+    const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(record.plan.modeSet);
+    if (!goal)
+        return passOn<Result>(goal);
+    if (!*goal)
+        return Result::badInput(InputField::Modes,
+                                QStringLiteral("sweep %1 (%2) is not a search")
+                                    .arg(record.id)
+                                    .arg(record.plan.modeSet));
+    Expected<QVector<Measurement>> rows =
+        store.measurements(record.plan.device, record.plan.workload);
+    if (!rows)
+        return passOn<Result>(rows);
+    QHash<qint64, const Measurement *> byId;
+    for (const Measurement &row : *rows)
+        byId.insert(row.id, &row);
+    // Only this sweep's own results: the search is the record of what it measured.
+    QHash<PowerMode, SearchObservation> measured;
+    for (const SweepItem &item : record.items) {
+        if (item.state == SweepItem::State::Failed) {
+            measured.insert(item.mode, {0, 0, true});
+        } else if (item.state == SweepItem::State::Done) {
+            if (const Measurement *row = byId.value(item.measurementId))
+                measured.insert(item.mode, {row->powerW, row->timeMs, false});
+        }
+    }
+    StrategyContext context;
+    context.deviceKind = record.plan.deviceKind;
+    return BudgetSearch::step((*goal)->strategy, (*goal)->powerBudgetW, context,
+                              allModes(record.plan.deviceKind), measured);
+}
 
 const QStringList &SweepSetup::builtinWorkloads()
 {
@@ -104,6 +165,8 @@ void SweepSetup::configure(SweepRunner &runner, Store &store, const SweepRecord 
 {
     if (auto extender = adaptiveExtender(store, record))
         runner.setPlanExtender(extender);
+    else if (auto search = searchExtender(store, record))
+        runner.setPlanExtender(search);
     if (auto predicted = predictedProfileSeconds(store, record)) {
         runner.setPredictedSeconds(
             [predicted](const PowerMode &mode) { return predicted->value(mode, 0.0); });

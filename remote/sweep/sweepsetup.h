@@ -1,5 +1,6 @@
 #pragma once
 
+#include "optimize/budgetsearch.h"
 #include "store/sweepstore.h"
 #include "util/expected.h"
 
@@ -25,6 +26,10 @@ public:
     // Chooses plan.modeSet's modes from the device kind's space (plan.modes is ignored), orders
     // them high to low and stores the plan before anything is measured. Returns the sweep id.
     static Expected<qint64> create(Store &store, SweepPlan plan);
+
+    // Where a search sweep (mode set search:STRATEGY:WATTS) stands, from its own measurements:
+    // the next mode to profile, or the answer. BadInput for a sweep that is not a search.
+    static Expected<SearchStep> searchStep(Store &store, const SweepRecord &record);
 
     // Gives the runner of `record` its time predictions (from the workload's newest model, when
     // the store has one) and, for an als:N plan, the active-learning plan extender. The runner

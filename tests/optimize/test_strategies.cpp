@@ -1,3 +1,4 @@
+#include "optimize/budgetsearch.h"
 #include "optimize/evaluation.h"
 #include "optimize/gridsearches.h"
 #include "optimize/searchstrategies.h"
@@ -96,6 +97,58 @@ private Q_SLOTS:
         // Stated quality: within 15 profiles, the median pick is within 10 % of the optimum.
         QVERIFY2(penalties[penalties.size() / 2] < 0.10,
                  qPrintable(QString::number(penalties[penalties.size() / 2])));
+    }
+
+    void aDeviceSearchStepByStepEndsWhereTheOfflineSearchDoes()
+    {
+        // Replayed one measurement at a time (as on a device, and after a resume), gmd and bs
+        // ask for each mode once and end with the offline search's pick.
+        const TrainingData grid = syntheticSpace({6, 10, 12, 4});
+        StrategyContext context;
+        for (const QString &name : BudgetSearch::strategies()) {
+            for (double budget : {21.0, 28.0, 35.0}) {
+                ProfilingOracle oracle(grid);
+                const Pick offline = Strategy::create(name)->choose(budget, oracle);
+                QHash<PowerMode, SearchObservation> measured;
+                std::optional<SearchStep> last;
+                for (int steps = 0; steps <= grid.size(); ++steps) {
+                    Expected<SearchStep> step =
+                        BudgetSearch::step(name, budget, context, grid.modes, measured);
+                    QVERIFY2(step.ok(), qPrintable(step.error()));
+                    last = *step;
+                    if (!step->next)
+                        break;
+                    QVERIFY2(!measured.contains(*step->next), qPrintable(name));
+                    const int row = int(grid.modes.indexOf(*step->next));
+                    measured.insert(*step->next, {grid.powerW[row], grid.timeMs[row], false});
+                }
+                QVERIFY(last && !last->next);
+                QCOMPARE(last->answer, grid.modes[offline.row]);
+                QCOMPARE(last->fits, offline.fits);
+                QCOMPARE(int(measured.size()), oracle.profiledCount());
+                QCOMPARE(last->profiled, oracle.profiledCount());
+            }
+        }
+        // A mode the device refused is never the answer, and the search goes on without it.
+        QHash<PowerMode, SearchObservation> measured;
+        std::optional<PowerMode> refused;
+        for (int steps = 0; steps <= grid.size(); ++steps) {
+            Expected<SearchStep> step =
+                BudgetSearch::step(QStringLiteral("gmd"), 30, context, grid.modes, measured);
+            QVERIFY(step.ok());
+            if (!step->next) {
+                QVERIFY(step->fits);
+                QVERIFY(step->answer != *refused);
+                break;
+            }
+            const int row = int(grid.modes.indexOf(*step->next));
+            const bool refuse = !refused && grid.powerW[row] <= 30;  // the first that would fit
+            if (refuse)
+                refused = *step->next;
+            measured.insert(*step->next, {grid.powerW[row], grid.timeMs[row], refuse});
+        }
+        QVERIFY(refused);
+        QVERIFY(!BudgetSearch::step(QStringLiteral("optimal"), 30, context, grid.modes, {}).ok());
     }
 
     void searchesProfileEachModeOnceAndAnswerAPartialSweep()

@@ -1,0 +1,55 @@
+#include "optimize/budgetsearch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ptwb {
+
+const QStringList &BudgetSearch::strategies()
+{
+    static const QStringList names {QStringLiteral("gmd"), QStringLiteral("bs")};
+    return names;
+}
+
+Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double powerBudgetW,
+                                        const StrategyContext &context,
+                                        const QVector<PowerMode> &candidates,
+                                        const QHash<PowerMode, SearchObservation> &measured)
+{
+    using Result = Expected<SearchStep>;
+    if (!strategies().contains(strategyName))
+        return Result::badInput(InputField::Strategies,
+                                QStringLiteral("strategy '%1': a device search runs one of %2")
+                                    .arg(strategyName, strategies().join(QStringLiteral(", "))));
+    if (candidates.isEmpty())
+        return Result::failure(QStringLiteral("the device has no modes to search"),
+                               ErrorKind::BadInput);
+    constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    TrainingData data;
+    data.modes = candidates;
+    for (const PowerMode &mode : candidates) {
+        const auto it = measured.constFind(mode);
+        const bool known = it != measured.cend();
+        data.powerW.append(!known ? kUnknown : it->failed ? kNever : it->powerW);
+        data.timeMs.append(!known ? kUnknown : it->failed ? kNever : it->timeMs);
+    }
+    ProfilingOracle oracle(data);
+    std::unique_ptr<Strategy> strategy = Strategy::create(strategyName);
+    SearchStep step;
+    try {
+        if (Status prepared = strategy->prepare(oracle, context); !prepared)
+            return passOn<Result>(prepared);
+        const Pick pick = strategy->choose(powerBudgetW, oracle);
+        if (pick.row < 0)
+            return Result::failure(QStringLiteral("%1 picked no mode").arg(strategyName));
+        step.answer = candidates[pick.row];
+        step.fits = data.powerW[pick.row] <= powerBudgetW;
+    } catch (const ProfileNeeded &needed) {
+        step.next = candidates[needed.row];
+    }
+    step.profiled = oracle.profiledCount();
+    return step;
+}
+
+}  // namespace ptwb
