@@ -1,8 +1,10 @@
 #include "budgetcontrols.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -20,6 +22,8 @@ BudgetControls::BudgetControls(QWidget *parent)
     , m_powerValue(new QLabel(this))
     , m_timeValue(new QLabel(this))
     , m_energy(new QCheckBox(tr("Minimise &energy instead"), this))
+    , m_safe(new QCheckBox(tr("Sa&fe pick, with"), this))
+    , m_confidence(new QComboBox(this))
     , m_epoch(new QSpinBox(this))
 {
     for (QSlider *slider : {m_power, m_time}) {
@@ -38,6 +42,28 @@ BudgetControls::BudgetControls(QWidget *parent)
     m_energy->setObjectName(QStringLiteral("energySwitch"));
     m_energy->setToolTip(tr("Within the budget, recommend the mode that uses the least energy "
                             "per minibatch rather than the fastest (or lowest-power) one"));
+    m_safe->setObjectName(QStringLiteral("safeSwitch"));
+    m_safe->setToolTip(tr("Recommend a predicted mode only when its predicted power (time, for a "
+                          "time budget) fits with the model's uncertainty to spare; profiled "
+                          "modes count with their measured values. The card says what the "
+                          "margin costs."));
+    m_confidence->setObjectName(QStringLiteral("safeConfidence"));
+    for (double sigmas : {0.5, 1.0, 1.645}) {
+        m_confidence->addItem(tr("%1 % confidence (%2 σ)")
+                                  .arg(100 * Budget::confidenceOf(sigmas), 0, 'f', 0)
+                                  .arg(sigmas),
+                              sigmas);
+    }
+    m_confidence->setToolTip(tr("How sure the safe pick must be that the mode fits, assuming "
+                                "normal prediction errors"));
+    {
+        const QSettings settings;
+        m_safe->setChecked(settings.value(QStringLiteral("explore/safe"), false).toBool());
+        const int level = m_confidence->findData(
+            settings.value(QStringLiteral("explore/safeSigmas"), 1.0).toDouble());
+        m_confidence->setCurrentIndex(level >= 0 ? level : 1);
+    }
+    m_confidence->setEnabled(m_safe->isChecked());
     m_epoch->setObjectName(QStringLiteral("minibatchesPerEpoch"));
     m_epoch->setRange(0, 10000000);
     m_epoch->setSingleStep(100);
@@ -59,10 +85,12 @@ BudgetControls::BudgetControls(QWidget *parent)
     layout->addWidget(m_time, 1, 1);
     layout->addWidget(m_timeValue, 1, 2);
     layout->addWidget(m_energy, 2, 0, 1, 3);
+    layout->addWidget(m_safe, 3, 0);
+    layout->addWidget(m_confidence, 3, 1, 1, 2);
     auto *shown = new QLabel(tr("Time &shown"), this);
     shown->setBuddy(m_epoch);
-    layout->addWidget(shown, 3, 0);
-    layout->addWidget(m_epoch, 3, 1, 1, 2);
+    layout->addWidget(shown, 4, 0);
+    layout->addWidget(m_epoch, 4, 1, 1, 2);
     layout->setColumnStretch(1, 1);
 
     connect(m_power, &QSlider::valueChanged, this, [this] {
@@ -77,6 +105,16 @@ BudgetControls::BudgetControls(QWidget *parent)
     connect(m_power, &QSlider::sliderPressed, this, [this] { setActive(Budget::Kind::Power); });
     connect(m_time, &QSlider::sliderPressed, this, [this] { setActive(Budget::Kind::Time); });
     connect(m_energy, &QCheckBox::toggled, this, &BudgetControls::emitBudget);
+    connect(m_safe, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("explore/safe"), on);
+        m_confidence->setEnabled(on);
+        emitBudget();
+    });
+    connect(m_confidence, &QComboBox::currentIndexChanged, this, [this] {
+        QSettings().setValue(QStringLiteral("explore/safeSigmas"),
+                             m_confidence->currentData().toDouble());
+        emitBudget();
+    });
     connect(m_epoch, &QSpinBox::valueChanged, this, [this] {
         updateLabels();
         Q_EMIT timeUnitChanged(timeUnit());
@@ -156,6 +194,7 @@ Budget BudgetControls::budget() const
     b.kind = m_active;
     b.value = m_active == Budget::Kind::Power ? powerBudgetW() : timeBudgetMs();
     b.objective = m_energy->isChecked() ? Budget::Objective::Energy : Budget::Objective::Time;
+    b.safetySigmas = m_safe->isChecked() ? m_confidence->currentData().toDouble() : 0;
     return b;
 }
 

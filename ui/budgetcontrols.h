@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -13,7 +14,8 @@ class QSpinBox;
 namespace ptwb::ui {
 
 // The Explore view's budget: a power slider and a time slider (the one moved last is the
-// budget), the energy objective switch, and how time is shown (per minibatch or per epoch).
+// budget), the energy objective switch, the safe pick with its confidence (both remembered),
+// and how time is shown (per minibatch or per epoch).
 class BudgetControls : public QWidget
 {
     Q_OBJECT
@@ -38,6 +40,8 @@ public:
     QSlider *powerSlider() const { return m_power; }
     QSlider *timeSlider() const { return m_time; }
     QCheckBox *energySwitch() const { return m_energy; }
+    QCheckBox *safeSwitch() const { return m_safe; }
+    QComboBox *confidenceChoice() const { return m_confidence; }
     QSpinBox *epochSpin() const { return m_epoch; }
 
 Q_SIGNALS:
@@ -57,6 +61,8 @@ private:
     QLabel *m_powerValue;
     QLabel *m_timeValue;
     QCheckBox *m_energy;
+    QCheckBox *m_safe;
+    QComboBox *m_confidence;
     QSpinBox *m_epoch;
     Budget::Kind m_active = Budget::Kind::Power;
     double m_minPower = 0;

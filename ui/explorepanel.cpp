@@ -11,8 +11,10 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <limits>
 
 #include <cmath>
 
@@ -342,16 +344,17 @@ QString ExplorePanel::tooltipFor(int index) const
     const TimeUnit unit = m_budgets->timeUnit();
     QString text =
         QStringLiteral("<b>%1</b><br>%2").arg(s.mode(index).toShort(), s.mode(index).toCanonical());
-    const auto line = [&](const QString &label, double ms, double w) {
-        return QStringLiteral("<br>%1: %2, %3 W, %4 J")
-            .arg(label, unit.format(ms))
-            .arg(w, 0, 'f', 1)
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto line = [&](const QString &label, double ms, double w, double stdMs, double stdW) {
+        return QStringLiteral("<br>%1: %2, %3, %4 J")
+            .arg(label, unit.format(ms, stdMs), wattsWithSpread(w, stdW))
             .arg((unit.perEpoch() ? unit.minibatchesPerEpoch : 1) * ms * w / 1000, 0, 'f', 2);
     };
     if (s.isObserved(index))
-        text += line(tr("observed"), s.observedTimeMs(index), s.observedPowerW(index));
+        text += line(tr("observed"), s.observedTimeMs(index), s.observedPowerW(index), nan, nan);
     if (s.hasPredictions())
-        text += line(tr("predicted"), s.predictedTimeMs(index), s.predictedPowerW(index));
+        text += line(tr("predicted"), s.predictedTimeMs(index), s.predictedPowerW(index),
+                     s.predictedTimeStdMs(index), s.predictedPowerStdW(index));
     return text;
 }
 

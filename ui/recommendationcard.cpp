@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
 
 namespace ptwb::ui {
 
@@ -42,6 +43,23 @@ QString TimeUnit::format(double ms) const
     if (!std::isfinite(ms))
         return QStringLiteral("–");
     return QStringLiteral("%1 %2").arg(fromMs(ms), 0, 'f', 1).arg(symbol());
+}
+
+QString TimeUnit::format(double ms, double stdMs) const
+{
+    if (!std::isfinite(ms) || !std::isfinite(stdMs))
+        return format(ms);
+    return QStringLiteral("%1 ± %2 %3")
+        .arg(fromMs(ms), 0, 'f', 1)
+        .arg(fromMs(stdMs), 0, 'f', 1)
+        .arg(symbol());
+}
+
+QString wattsWithSpread(double w, double stdW)
+{
+    if (!std::isfinite(w) || !std::isfinite(stdW))
+        return watts(w);
+    return QStringLiteral("%1 ± %2 W").arg(w, 0, 'f', 1).arg(stdW, 0, 'f', 1);
 }
 
 RecommendationCard::RecommendationCard(QWidget *parent)
@@ -152,6 +170,19 @@ void RecommendationCard::showRecommendation(const TradeoffSpace &space, const Re
     m_title->setText(r.fits ? tr("Recommended: the %1 mode within %2").arg(objective, limit)
                             : tr("No mode fits %1. The closest:").arg(limit));
     QStringList gains;
+    if (r.safetyCostPercent) {
+        const QString what = budget.objective == Budget::Objective::Energy
+            ? tr("energy")
+            : (budget.kind == Budget::Kind::Power ? tr("time") : tr("power"));
+        const QString confidence =
+            QStringLiteral("%1 %").arg(100 * Budget::confidenceOf(budget.safetySigmas), 0, 'f', 0);
+        gains.append(std::abs(*r.safetyCostPercent) < 0.05
+                         ? tr("<b>Safe pick</b> (%1 confidence of fitting): the pick without "
+                              "the margin already has it to spare")
+                               .arg(confidence)
+                         : tr("<b>Safe pick</b> (%1 confidence of fitting): the margin costs %2 %3")
+                               .arg(confidence, signedPercent(*r.safetyCostPercent), what));
+    }
     if (r.vsMaxn && r.vsMaxn->index != r.index)
         gains.append(comparisonLine(*r.vsMaxn, tr("vs MAXN")));
     if (r.vsPreset && r.vsPreset->index != r.index)
@@ -215,11 +246,12 @@ void RecommendationCard::showIndex(const TradeoffSpace &space, int index, const 
     const PowerMode &mode = space.mode(index);
     m_mode->setText(mode.toShort());
     m_mode->setToolTip(mode.toCanonical());
-    const auto row = [&unit](const QString &label, double ms, double w) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto row = [&unit](const QString &label, double ms, double w, double stdMs, double stdW) {
         return QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td align=right>%2&nbsp;&nbsp;</td>"
                               "<td align=right>%3&nbsp;&nbsp;</td><td align=right>%4</td></tr>")
             .arg(
-                label, unit.format(ms), watts(w),
+                label, unit.format(ms, stdMs), wattsWithSpread(w, stdW),
                 joules(unit.perEpoch() ? ms * unit.minibatchesPerEpoch * w / 1000 : ms * w / 1000));
     };
     QString table = QStringLiteral("<span style='color:gray'>%1</span><table>"
@@ -227,10 +259,11 @@ void RecommendationCard::showIndex(const TradeoffSpace &space, int index, const 
                                    "<th align=right>%4</th></tr>")
                         .arg(mode.toCanonical(), tr("time"), tr("power"), tr("energy"));
     if (space.hasPredictions())
-        table += row(tr("predicted"), space.predictedTimeMs(index), space.predictedPowerW(index));
+        table += row(tr("predicted"), space.predictedTimeMs(index), space.predictedPowerW(index),
+                     space.predictedTimeStdMs(index), space.predictedPowerStdW(index));
     if (space.isObserved(index))
-        table +=
-            row(tr("<b>observed</b>"), space.observedTimeMs(index), space.observedPowerW(index));
+        table += row(tr("<b>observed</b>"), space.observedTimeMs(index),
+                     space.observedPowerW(index), nan, nan);
     else
         table += QStringLiteral("<tr><td colspan=4><i>%1</i></td></tr>").arg(tr("not profiled"));
     m_numbers->setText(table + QStringLiteral("</table>"));

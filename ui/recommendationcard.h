@@ -24,7 +24,13 @@ struct TimeUnit
     QString symbol() const { return perEpoch() ? QStringLiteral("s") : QStringLiteral("ms"); }
     QString axisTitle() const;
     QString format(double ms) const;
+    // "126.0 ± 53.6 ms": a prediction and one standard deviation; the value alone when the
+    // spread is unknown (NaN).
+    QString format(double ms, double stdMs) const;
 };
+
+// "29.99 ± 6.57 W", or "30.0 W" when the spread is unknown (NaN).
+QString wattsWithSpread(double w, double stdW);
 
 // The recommendation card of the Explore view: the chosen mode in both notations, its
 // predicted and (when profiled) observed time, power and energy, and how it compares with MAXN

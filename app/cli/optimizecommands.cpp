@@ -50,6 +50,11 @@ void RecommendCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("OBJECTIVE"), QStringLiteral("time")});
     parser.addOption({QStringLiteral("observed-only"),
                       QStringLiteral("Choose among measured modes only, ignoring models.")});
+    parser.addOption({QStringLiteral("safety"),
+                      QStringLiteral("The safe pick: a predicted mode counts as within the budget "
+                                     "only with this many of the model's standard deviations to "
+                                     "spare (1 = 84 % one-sided confidence; default 0)."),
+                      QStringLiteral("SIGMAS"), QStringLiteral("0")});
 }
 
 int RecommendCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -82,6 +87,10 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
     query.value = budget;
     query.objective =
         objective == QLatin1String("energy") ? Budget::Objective::Energy : Budget::Objective::Time;
+    bool sigmasOk = false;
+    query.safetySigmas = parser.value(QStringLiteral("safety")).toDouble(&sigmasOk);
+    if (!sigmasOk || query.safetySigmas < 0 || query.safetySigmas > 5)
+        return output.badUsage(QStringLiteral("--safety: expected 0..5 standard deviations"));
     const std::optional<Recommendation> answer = found->recommend(query);
     if (!answer)
         return output.fail(QStringLiteral("no candidate modes"), ErrorKind::BadInput);
@@ -108,6 +117,12 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
                             {QStringLiteral("candidates"), d.size()}};
         if (d.modelId() > 0)
             object.insert(QStringLiteral("model_id"), d.modelId());
+        if (!d.isObserved(row) && d.hasUncertainty()) {
+            object.insert(QStringLiteral("time_std_ms"), d.predictedTimeStdMs(row));
+            object.insert(QStringLiteral("power_std_w"), d.predictedPowerStdW(row));
+        }
+        if (answer->safetyCostPercent)
+            object.insert(QStringLiteral("safety_cost_percent"), *answer->safetyCostPercent);
         if (answer->vsMaxn) {
             object.insert(QStringLiteral("time_vs_maxn_percent"), answer->vsMaxn->timePercent);
             object.insert(QStringLiteral("power_vs_maxn_percent"), answer->vsMaxn->powerPercent);
@@ -135,11 +150,20 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
         return kExitOk;
     }
     output.line(QStringLiteral("%1   %2").arg(mode.toCanonical(), mode.toShort()));
-    output.line(QStringLiteral("  time %1 ms, power %2 W, energy %3 J per minibatch (%4)")
+    const bool spread = !d.isObserved(row) && d.hasUncertainty();
+    output.line(QStringLiteral("  time %1%2 ms, power %3%4 W, energy %5 J per minibatch (%6)")
                     .arg(timeMs, 0, 'f', 1)
+                    .arg(spread ? QStringLiteral(" ± %1").arg(d.predictedTimeStdMs(row), 0, 'f', 1)
+                                : QString())
                     .arg(powerW, 0, 'f', 2)
+                    .arg(spread ? QStringLiteral(" ± %1").arg(d.predictedPowerStdW(row), 0, 'f', 2)
+                                : QString())
                     .arg(timeMs * powerW / 1000, 0, 'f', 2)
                     .arg(source));
+    if (answer->safetyCostPercent)
+        output.line(QStringLiteral("  the safe pick (%1 % confidence) costs %2 over the plain one")
+                        .arg(100 * Budget::confidenceOf(query.safetySigmas), 0, 'f', 0)
+                        .arg(percent(*answer->safetyCostPercent)));
     for (const std::optional<Comparison> &other : {answer->vsMaxn, answer->vsPreset}) {
         if (!other)
             continue;

@@ -4,6 +4,7 @@
 #include "predict/residualcorrection.h"
 #include "store/store.h"
 
+#include <cmath>
 #include <limits>
 
 namespace ptwb {
@@ -27,6 +28,21 @@ double TradeoffSpace::predictedTimeMs(int i) const
 double TradeoffSpace::predictedPowerW(int i) const
 {
     return m_predictedPowerW.isEmpty() ? kNaN : m_predictedPowerW[i];
+}
+
+double Budget::confidenceOf(double sigmas)
+{
+    return 0.5 * std::erfc(-sigmas / std::sqrt(2.0));
+}
+
+double TradeoffSpace::predictedTimeStdMs(int i) const
+{
+    return m_predictedTimeStdMs.isEmpty() ? kNaN : m_predictedTimeStdMs[i];
+}
+
+double TradeoffSpace::predictedPowerStdW(int i) const
+{
+    return m_predictedPowerStdW.isEmpty() ? kNaN : m_predictedPowerStdW[i];
 }
 
 Expected<TradeoffSpace> TradeoffSpace::build(const DeviceSpec &spec, const TrainingData &measured,
@@ -69,6 +85,11 @@ Expected<TradeoffSpace> TradeoffSpace::place(const DeviceSpec &spec, const Train
         out.m_modelId = modelId;
         out.m_predictedTimeMs = predicted->timeMs;
         out.m_predictedPowerW = predicted->powerW;
+        if (predicted->timeStdMs.size() == predicted->timeMs.size() &&
+            predicted->powerStdW.size() == predicted->powerW.size()) {
+            out.m_predictedTimeStdMs = predicted->timeStdMs;
+            out.m_predictedPowerStdW = predicted->powerStdW;
+        }
     } else {
         out.m_modes = measured.modes;
     }
@@ -208,7 +229,36 @@ std::optional<BudgetAnswer> TradeoffSpace::query(const ParetoFront &front, const
 
 std::optional<BudgetAnswer> TradeoffSpace::query(const Budget &budget) const
 {
+    if (budget.safetySigmas > 0 && hasUncertainty())
+        return query(safeFront(budget), budget);
     return query(m_front, budget);
+}
+
+ParetoFront TradeoffSpace::safeFront(const Budget &budget) const
+{
+    // Built per query: a sort of at most a few thousand modes, well under a slider step.
+    const bool power = budget.kind == Budget::Kind::Power;
+    QVector<TradeoffPoint> points;
+    points.reserve(size());
+    for (int i = 0; i < size(); ++i) {
+        double w = powerW(i);
+        double ms = timeMs(i);
+        if (!isObserved(i)) {
+            if (power)
+                w += budget.safetySigmas * m_predictedPowerStdW[i];
+            else
+                ms += budget.safetySigmas * m_predictedTimeStdMs[i];
+        }
+        points.append({i, w, ms});
+    }
+    return ParetoFront(points);
+}
+
+double TradeoffSpace::objectiveOf(int i, const Budget &budget) const
+{
+    if (budget.objective == Budget::Objective::Energy)
+        return timeMs(i) * powerW(i);
+    return budget.kind == Budget::Kind::Power ? timeMs(i) : powerW(i);
 }
 
 Comparison TradeoffSpace::compare(int chosen, int other, const QString &name) const
@@ -234,6 +284,11 @@ std::optional<Recommendation> TradeoffSpace::recommend(const Budget &budget) con
     out.fits = answer->fits;
     out.index = answer->point.mode;
     out.vsMaxn = versusMaxn(out.index);
+    if (budget.safetySigmas > 0 && hasUncertainty()) {
+        if (const std::optional<BudgetAnswer> plain = query(m_front, budget); plain && plain->fits)
+            out.safetyCostPercent =
+                percentOf(objectiveOf(out.index, budget), objectiveOf(plain->point.mode, budget));
+    }
     if (const std::optional<BudgetAnswer> preset = query(m_presetFront, budget)) {
         const int i = preset->point.mode;
         for (const auto &[name, index] : m_presets) {

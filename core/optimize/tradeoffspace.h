@@ -23,6 +23,13 @@ struct Budget
     Kind kind = Kind::Power;
     double value = 0;
     Objective objective = Objective::Time;
+    // The safe pick: a predicted mode counts as within the budget only when its predicted power
+    // (time, for a time budget) plus this many of the model's standard deviations is; measured
+    // modes by their observed values. 0: the predictions as they are.
+    double safetySigmas = 0;
+
+    // One-sided confidence of a safety margin under a normal error: 0.5 -> 69 %, 1 -> 84 %.
+    static double confidenceOf(double sigmas);
 };
 
 // How a recommended mode compares with another one (MAXN, a stock preset): percentages of
@@ -42,6 +49,9 @@ struct Recommendation
     int index = -1;
     std::optional<Comparison> vsMaxn;
     std::optional<Comparison> vsPreset;  // the best stock preset for the same budget
+    // With a safety margin: what it costs, in % of the objective (time within a power budget,
+    // power within a time budget, energy) over the pick without the margin; 0 when the same.
+    std::optional<double> safetyCostPercent;
 };
 
 // Every candidate mode of one workload on one device: the whole mode space with a model's
@@ -80,6 +90,10 @@ public:
     double observedPowerW(int i) const { return m_observedPowerW[i]; }
     double predictedTimeMs(int i) const;
     double predictedPowerW(int i) const;
+    // The model's own uncertainty: one standard deviation; NaN without one.
+    bool hasUncertainty() const { return !m_predictedTimeStdMs.isEmpty(); }
+    double predictedTimeStdMs(int i) const;
+    double predictedPowerStdW(int i) const;
     // Observed where measured, else predicted.
     double timeMs(int i) const { return isObserved(i) ? m_observedTimeMs[i] : predictedTimeMs(i); }
     double powerW(int i) const { return isObserved(i) ? m_observedPowerW[i] : predictedPowerW(i); }
@@ -111,6 +125,10 @@ private:
                                          qint64 modelId);
     void finish(const DeviceSpec &spec);
     static std::optional<BudgetAnswer> query(const ParetoFront &front, const Budget &budget);
+    // The front of best known values with each predicted mode's power (time) raised by the
+    // budget's safety margin.
+    ParetoFront safeFront(const Budget &budget) const;
+    double objectiveOf(int i, const Budget &budget) const;
 
     QString m_device;
     QString m_kind;
@@ -122,6 +140,8 @@ private:
     QVector<double> m_observedPowerW;
     QVector<double> m_predictedTimeMs;  // empty without a model
     QVector<double> m_predictedPowerW;
+    QVector<double> m_predictedTimeStdMs;  // empty without a model's uncertainty
+    QVector<double> m_predictedPowerStdW;
     int m_observedCount = 0;
     ParetoFront m_front;
     ParetoFront m_observedFront;

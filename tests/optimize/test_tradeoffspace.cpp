@@ -187,6 +187,59 @@ private Q_SLOTS:
         QVERIFY(bad.error().contains(QStringLiteral("18095")));
     }
 
+    void safePickKeepsTheMarginAndSaysWhatItCosts()
+    {
+        const DeviceSpec spec = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
+        const ModeSpace space(spec);
+        ModePredictions predicted;
+        for (qint64 i = 0; i < space.size(); ++i) {
+            const PowerMode m = space.mode(i);
+            const double speed =
+                m.cores / 12.0 + m.cpuKHz / 2.2e6 + m.gpuHz / 1.3e9 + m.emcHz / 3.2e9;
+            predicted.timeMs.append(400 / speed);
+            predicted.powerW.append(8 + 12 * speed);
+            predicted.timeStdMs.append(0.05 * predicted.timeMs.last());
+            // The GPU-heavy modes are the uncertain ones.
+            predicted.powerStdW.append(m.gpuHz > 900000000 ? 4.0 : 0.5);
+        }
+        const Expected<TradeoffSpace> built =
+            TradeoffSpace::build(spec, TrainingData(), predicted, 7);
+        QVERIFY2(built, qPrintable(built.error()));
+        const TradeoffSpace &s = *built;
+        QVERIFY(s.hasUncertainty());
+        Budget budget = power(40);
+        const auto plain = s.recommend(budget);
+        budget.safetySigmas = 1;
+        const auto safe = s.recommend(budget);
+        QVERIFY(plain && safe && plain->fits && safe->fits);
+        QVERIFY(!plain->safetyCostPercent);
+        const int p = plain->index;
+        const int q = safe->index;
+        QVERIFY(s.predictedPowerW(p) + s.predictedPowerStdW(p) > 40);  // the plain pick is unsafe
+        QVERIFY(s.predictedPowerW(q) + s.predictedPowerStdW(q) <= 40);
+        QVERIFY(s.timeMs(q) > s.timeMs(p));
+        QVERIFY(safe->safetyCostPercent);
+        QCOMPARE(*safe->safetyCostPercent, 100 * (s.timeMs(q) / s.timeMs(p) - 1));
+        // A time budget takes its margin on time.
+        Budget time {Budget::Kind::Time, 150, Budget::Objective::Time, 1.645};
+        const auto slow = s.recommend(time);
+        QVERIFY(slow && slow->fits);
+        QVERIFY(s.timeMs(slow->index) + 1.645 * s.predictedTimeStdMs(slow->index) <= 150);
+        QVERIFY(std::abs(Budget::confidenceOf(1.0) - 0.8413) < 1e-3);
+        // Measured modes keep their observed values: no margin on them.
+        TrainingData measured;
+        measured.modes.append(space.mode(p));
+        measured.timeMs.append(s.timeMs(p));
+        measured.powerW.append(39.5);
+        const Expected<TradeoffSpace> withMeasured =
+            TradeoffSpace::build(spec, measured, predicted, 7);
+        QVERIFY(withMeasured);
+        budget.safetySigmas = 3;
+        const auto verified = withMeasured->recommend(budget);
+        QVERIFY(verified && verified->fits);
+        QCOMPARE(withMeasured->mode(verified->index), space.mode(p));
+    }
+
     void emptyMeasurementsHaveNoAnswer()
     {
         const Expected<DeviceSpec> spec = DeviceSpec::builtin(QStringLiteral("orin-agx"));

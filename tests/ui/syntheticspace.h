@@ -1,7 +1,8 @@
 #pragma once
 
 // A TradeoffSpace shaped like an AGX Orin training workload: every one of the 18,096 modes
-// predicted by a smooth law, the PowerTrain grid's 4,368 modes "measured" with a little noise.
+// predicted by a smooth law (with a spread that grows with the GPU clock), the PowerTrain grid's
+// 4,368 modes "measured" with a little noise.
 // For the Explore view's test and benchmark; no model or store needed.
 
 #include "modes/modespace.h"
@@ -40,6 +41,9 @@ inline std::shared_ptr<const TradeoffSpace> syntheticSpace(quint32 seed = 1, dou
         law(space.mode(i), &t, &p);
         predicted.timeMs.append(t * (1 + bias) * jitter(0.04));
         predicted.powerW.append(p * jitter(0.03));
+        const double uncertain = space.mode(i).gpuHz / 1.3005e9;
+        predicted.timeStdMs.append(0.05 * t * uncertain);
+        predicted.powerStdW.append(0.08 * p * uncertain);
     }
     TrainingData measured;
     for (qint64 i = 0; i < grid.size(); i += measuredEvery) {

@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -141,9 +142,53 @@ private Q_SLOTS:
         if (m_space->isObserved(picked))
             QVERIFY(body.contains(
                 QStringLiteral("%1 ms").arg(m_space->observedTimeMs(picked), 0, 'f', 1)));
-        QVERIFY(body.contains(
-            QStringLiteral("%1 ms").arg(m_space->predictedTimeMs(picked), 0, 'f', 1)));
+        // The prediction with the model's spread.
+        QVERIFY2(body.contains(QStringLiteral("%1 ± %2 ms")
+                                   .arg(m_space->predictedTimeMs(picked), 0, 'f', 1)
+                                   .arg(m_space->predictedTimeStdMs(picked), 0, 'f', 1)),
+                 qPrintable(body));
+        QVERIFY(body.contains(QStringLiteral("%1 ± %2 W")
+                                  .arg(m_space->predictedPowerW(picked), 0, 'f', 1)
+                                  .arg(m_space->predictedPowerStdW(picked), 0, 'f', 1)));
         QCOMPARE(panel.chart()->selected(), picked);
+    }
+
+    void safeSwitchRecommendsWithTheMarginAndSaysWhatItCosts()
+    {
+        // Every third grid mode measured: the fronts are mostly predictions.
+        const auto space = test::syntheticSpace(3, 0, 3);
+        ExplorePanel panel;
+        panel.resize(1200, 760);
+        panel.setSpace(space);
+        BudgetControls *budgets = panel.budgets();
+        budgets->safeSwitch()->setChecked(false);
+        QVERIFY(!budgets->confidenceChoice()->isEnabled());
+        budgets->setPowerBudget(30);
+        const int plain = panel.card()->index();
+        QCOMPARE(budgets->budget().safetySigmas, 0.0);
+        budgets->confidenceChoice()->setCurrentIndex(2);  // 95 %
+        budgets->safeSwitch()->setChecked(true);
+        QVERIFY(budgets->confidenceChoice()->isEnabled());
+        const Budget budget = budgets->budget();
+        QCOMPARE(budget.safetySigmas, 1.645);
+        const int safe = panel.card()->index();
+        QCOMPARE(safe, space->query(budget)->point.mode);
+        QVERIFY(safe != plain);
+        const double margin = space->isObserved(safe) ? 0 : 1.645 * space->predictedPowerStdW(safe);
+        QVERIFY(space->powerW(safe) + margin <= budget.value);
+        QVERIFY(space->timeMs(safe) >= space->timeMs(plain));
+        const QString body = panel.card()->bodyText();
+        QVERIFY2(body.contains(QStringLiteral("Safe pick")) &&
+                     body.contains(QStringLiteral("95 %")),
+                 qPrintable(body));
+        QVERIFY(body.contains(
+            QStringLiteral("%1 %").arg(*space->recommend(budget)->safetyCostPercent, 0, 'f', 1)));
+        // The switch and the confidence are remembered for the next window.
+        BudgetControls again;
+        QVERIFY(again.safeSwitch()->isChecked());
+        QCOMPARE(again.budget().safetySigmas, 1.645);
+        budgets->safeSwitch()->setChecked(false);
+        QCOMPARE(panel.card()->index(), plain);
     }
 
     void applyConfirmedKeepsTheMode()
