@@ -5,29 +5,11 @@
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
-#include "sweepsetup.h"
+#include "devicesearch.h"
 
 namespace ptwb::cli {
 
 namespace {
-
-// The stored measurement of `mode` in a search sweep, if it was measured.
-std::optional<Measurement> measurementOf(Store &store, const SweepRecord &record,
-                                         const PowerMode &mode)
-{
-    Expected<QVector<Measurement>> rows =
-        store.measurements(record.plan.device, record.plan.workload);
-    if (!rows)
-        return std::nullopt;
-    for (const SweepItem &item : record.items) {
-        if (item.mode != mode || item.state != SweepItem::State::Done)
-            continue;
-        for (const Measurement &row : *rows)
-            if (row.id == item.measurementId)
-                return row;
-    }
-    return std::nullopt;
-}
 
 QString describe(const PowerMode &mode, const std::optional<Measurement> &measured)
 {
@@ -82,24 +64,35 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(devices);
     if (parser.isSet(QStringLiteral("apply")) && devices->size() != 1)
         return output.badUsage(QStringLiteral("--apply: a search that applies takes one device"));
-    Expected<workflows::SweepRequest> request = sweepRunRequest(parser);
-    if (!request)
-        return output.fail(request);
+    Expected<workflows::SweepRequest> run = sweepRunRequest(parser);
+    if (!run)
+        return output.fail(run);
+    workflows::SearchRequest request;
+    request.workload = run->workload;
+    request.minibatches = run->minibatches;
+    request.run = run->run;
+    request.deviceName = run->deviceName;
+    request.resume = resume;
     if (!resume) {
-        SearchGoal goal;
-        goal.strategy = parser.value(QStringLiteral("strategy"));
-        goal.powerBudgetW = parser.value(QStringLiteral("power-budget")).toDouble(&ok);
-        if (!ok || goal.powerBudgetW <= 0)
+        request.strategy = parser.value(QStringLiteral("strategy"));
+        request.powerBudgetW = parser.value(QStringLiteral("power-budget")).toDouble(&ok);
+        if (!ok || request.powerBudgetW <= 0)
             return output.badUsage(QStringLiteral("--power-budget: expected watts above 0"));
-        if (!BudgetSearch::strategies().contains(goal.strategy))
+        if (!BudgetSearch::strategies().contains(request.strategy))
             return output.badUsage(QStringLiteral("--strategy: expected one of %1")
                                        .arg(BudgetSearch::strategies().join(QStringLiteral(", "))));
-        request->modeSet = goal.modeSet();
     }
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
         return output.fail(store);
+    const Expected<qint64> planned = workflows::planSearch(**store, request, *devices);
+    if (!planned)
+        return output.fail(planned);
+    // The planned search, resumed by id: the sweep the plan named.
+    workflows::SweepRequest sweep = *run;
+    sweep.resume = true;
+    sweep.resumeSweepId = *planned;
     int step = 0;
     const auto recorded = [&output, &step](const SweepItem &item, const Measurement &measured) {
         ++step;
@@ -112,46 +105,40 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
                      << Qt::endl;
     };
     const Expected<SweepOutcome> outcome =
-        runSweep(parser, *request, *devices, **store, output, recorded);
+        runSweep(parser, sweep, *devices, **store, output, recorded);
     if (!outcome)
         return output.fail(outcome);
-    Expected<SweepRecord> record = SweepStore(**store).load(outcome->sweepId);
-    if (!record)
-        return output.fail(record);
-    const Expected<SearchStep> found = SweepSetup::searchStep(**store, *record);
+    const Expected<workflows::SearchOutcome> found =
+        workflows::searchOutcome(**store, outcome->sweepId);
     if (!found)
-        return output.fail(found);
-    if (found->next)
-        return output.fail(QStringLiteral("search %1 stopped before it found a mode: %2 (run "
-                                          "again with --resume)")
-                               .arg(outcome->sweepId)
-                               .arg(outcome->summary),
-                           ErrorKind::Failed);
-    const std::optional<SearchGoal> goal = *SearchGoal::of(record->plan.modeSet);
-    const std::optional<Measurement> measured = measurementOf(**store, *record, found->answer);
+        return output.fail(found.error() + QStringLiteral(": ") + outcome->summary +
+                               QStringLiteral(" (run again with --resume)"),
+                           found.errorKind());
+    const SearchGoal &goal = found->goal;
+    const std::optional<Measurement> &measured = found->measured;
 
     bool applied = false;
     if (parser.isSet(QStringLiteral("apply"))) {
         if (!found->fits)
             return output.fail(QStringLiteral("no mode profiled fits %1 W (the lowest drew %2); "
                                               "nothing applied")
-                                   .arg(goal->powerBudgetW)
-                                   .arg(describe(found->answer, measured)),
+                                   .arg(goal.powerBudgetW)
+                                   .arg(describe(found->mode, measured)),
                                ErrorKind::Failed);
         const double speed = parser.isSet(QStringLiteral("sim-speed"))
             ? parser.value(QStringLiteral("sim-speed")).toDouble()
             : 1.0;
         const Expected<PowerMode> previous =
-            applyWithRevert(devices->first(), found->answer, confirmSeconds, speed, output);
+            applyWithRevert(devices->first(), found->mode, confirmSeconds, speed, output);
         if (!previous)
             return output.fail(previous);
         applied = true;
     }
     if (output.json()) {
         output.object({{QStringLiteral("sweep"), double(outcome->sweepId)},
-                       {QStringLiteral("strategy"), goal->strategy},
-                       {QStringLiteral("power_budget_w"), goal->powerBudgetW},
-                       {QStringLiteral("mode"), found->answer.toCanonical()},
+                       {QStringLiteral("strategy"), goal.strategy},
+                       {QStringLiteral("power_budget_w"), goal.powerBudgetW},
+                       {QStringLiteral("mode"), found->mode.toCanonical()},
                        {QStringLiteral("fits"), found->fits},
                        {QStringLiteral("power_w"), measured ? measured->powerW : 0.0},
                        {QStringLiteral("time_ms"), measured ? measured->timeMs : 0.0},
@@ -160,13 +147,13 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
                        {QStringLiteral("seconds"), outcome->seconds}});
     } else {
         output.line(QStringLiteral("%1 %2 within %3 W after %4 profiled modes: %5%6")
-                        .arg(goal->strategy,
+                        .arg(goal.strategy,
                              found->fits ? QStringLiteral("found") : QStringLiteral("found none"))
-                        .arg(goal->powerBudgetW)
+                        .arg(goal.powerBudgetW)
                         .arg(found->profiled)
-                        .arg(found->fits ? describe(found->answer, measured)
+                        .arg(found->fits ? describe(found->mode, measured)
                                          : QStringLiteral("the lowest-power mode seen is ") +
-                                     describe(found->answer, measured))
+                                     describe(found->mode, measured))
                         .arg(applied ? QStringLiteral(", applied and confirmed") : QString()));
     }
     return found->fits ? kExitOk : kExitFailed;

@@ -1,0 +1,81 @@
+#include "devicesearch.h"
+
+#include "store/store.h"
+#include "store/sweepstore.h"
+#include "sweepsetup.h"
+
+namespace ptwb::workflows {
+
+Expected<qint64> planSearch(Store &store, const SearchRequest &request,
+                            const QVector<DeviceEndpoint> &devices)
+{
+    using Result = Expected<qint64>;
+    SweepRequest sweep;
+    sweep.workload = request.workload;
+    sweep.minibatches = request.minibatches;
+    sweep.run = request.run;
+    sweep.deviceName = request.deviceName;
+    sweep.resume = request.resume;
+    if (!request.resume) {
+        if (!BudgetSearch::strategies().contains(request.strategy))
+            return Result::badInput(InputField::Strategies,
+                                    QStringLiteral("'%1': a device search runs one of %2")
+                                        .arg(request.strategy,
+                                             BudgetSearch::strategies().join(QStringLiteral(", "))));
+        if (!(request.powerBudgetW > 0 && request.powerBudgetW < 10000))
+            return Result::badInput(InputField::Budgets,
+                                    QStringLiteral("expected a power budget above 0 W"));
+        sweep.modeSet = SearchGoal {request.strategy, request.powerBudgetW}.modeSet();
+    }
+    const Expected<qint64> planned = planSweep(store, sweep, devices);
+    if (!planned || !request.resume)
+        return planned;
+    const Expected<SweepRecord> record = SweepStore(store).load(*planned);
+    if (!record)
+        return passOn<Result>(record);
+    const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(record->plan.modeSet);
+    if (!goal || !*goal)
+        return Result::badInput(InputField::Resume,
+                                QStringLiteral("the newest sweep of '%1' (sweep %2, modes %3) is "
+                                               "not a search")
+                                    .arg(request.workload)
+                                    .arg(*planned)
+                                    .arg(record->plan.modeSet));
+    return planned;
+}
+
+Expected<SearchOutcome> searchOutcome(Store &store, qint64 sweepId)
+{
+    using Result = Expected<SearchOutcome>;
+    const Expected<SweepRecord> record = SweepStore(store).load(sweepId);
+    if (!record)
+        return passOn<Result>(record);
+    const Expected<SearchStep> step = SweepSetup::searchStep(store, *record);
+    if (!step)
+        return passOn<Result>(step);
+    if (step->next)
+        return Result::failure(QStringLiteral("search %1 stopped before it found a mode (%2 "
+                                              "profiled so far)")
+                                   .arg(sweepId)
+                                   .arg(step->profiled),
+                               ErrorKind::Failed);
+    SearchOutcome out;
+    out.goal = **SearchGoal::of(record->plan.modeSet);
+    out.mode = step->answer;
+    out.fits = step->fits;
+    out.profiled = step->profiled;
+    const Expected<QVector<Measurement>> rows =
+        store.measurements(record->plan.device, record->plan.workload);
+    if (!rows)
+        return passOn<Result>(rows);
+    for (const SweepItem &item : record->items) {
+        if (item.mode != out.mode || item.state != SweepItem::State::Done)
+            continue;
+        for (const Measurement &row : *rows)
+            if (row.id == item.measurementId)
+                out.measured = row;
+    }
+    return out;
+}
+
+}  // namespace ptwb::workflows
