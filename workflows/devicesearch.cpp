@@ -18,10 +18,10 @@ Expected<qint64> planSearch(Store &store, const SearchRequest &request,
     sweep.resume = request.resume;
     if (!request.resume) {
         if (!BudgetSearch::strategies().contains(request.strategy))
-            return Result::badInput(InputField::Strategies,
-                                    QStringLiteral("'%1': a device search runs one of %2")
-                                        .arg(request.strategy,
-                                             BudgetSearch::strategies().join(QStringLiteral(", "))));
+            return Result::badInput(
+                InputField::Strategies,
+                QStringLiteral("'%1': a device search runs one of %2")
+                    .arg(request.strategy, BudgetSearch::strategies().join(QStringLiteral(", "))));
         if (!(request.powerBudgetW > 0 && request.powerBudgetW < 10000))
             return Result::badInput(InputField::Budgets,
                                     QStringLiteral("expected a power budget above 0 W"));

@@ -2,8 +2,8 @@
 
 #include "deviceendpoint.h"
 #include "optimize/budgetsearch.h"
-#include "sweep/sweepplan.h"
 #include "store/measurement.h"
+#include "sweep/sweepplan.h"
 #include "sweeplaunch.h"
 #include "util/expected.h"
 

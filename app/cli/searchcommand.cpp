@@ -1,11 +1,11 @@
 #include "searchcommand.h"
 
+#include "devicesearch.h"
 #include "devicetargets.h"
 #include "devicework.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
-#include "devicesearch.h"
 
 namespace ptwb::cli {
 

@@ -218,16 +218,16 @@ private Q_SLOTS:
 
         // --resume goes on with a search only, never with another kind of sweep.
         const QString state = fresh(QStringLiteral("sim"));
-        QStringList sweep = searchArguments(db, QStringLiteral("gmd"), 30,
-                                            {QStringLiteral("--sim-state"), state});
+        QStringList sweep =
+            searchArguments(db, QStringLiteral("gmd"), 30, {QStringLiteral("--sim-state"), state});
         sweep[0] = QStringLiteral("sweep");
         const int strategy = int(sweep.indexOf(QStringLiteral("--strategy")));
         sweep.remove(strategy, 4);  // --strategy gmd --power-budget 30
         sweep << QStringLiteral("--modes") << QStringLiteral("random:2");
         r = runCli(sweep, 120000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QStringList resume = searchArguments(db, QStringLiteral("gmd"), 30,
-                                             {QStringLiteral("--sim-state"), state});
+        QStringList resume =
+            searchArguments(db, QStringLiteral("gmd"), 30, {QStringLiteral("--sim-state"), state});
         resume << QStringLiteral("--resume");
         r = runCli(resume, 120000);
         QCOMPARE(r.exitCode, 2);
