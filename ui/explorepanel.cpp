@@ -1,10 +1,13 @@
 #include "explorepanel.h"
 
 #include "budgetcontrols.h"
+#include "devicesearchbar.h"
 #include "recommendationcard.h"
 #include "store/store.h"
 #include "tradeoffchart.h"
+#include "viewactions.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -49,6 +52,8 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     , m_chart(new TradeoffChart(this))
     , m_budgets(new BudgetControls(this))
     , m_card(new RecommendationCard(this))
+    , m_search(new DeviceSearchBar(this))
+    , m_find(new QPushButton(tr("&Find on device…"), this))
 {
     m_workloads->setObjectName(QStringLiteral("exploreWorkload"));
     m_workloads->setToolTip(tr("The workload whose modes are shown"));
@@ -64,6 +69,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     top->addWidget(workloadLabel);
     top->addWidget(m_workloads);
     top->addWidget(m_source, 1);
+    top->addWidget(m_find);
     top->addWidget(reset);
 
     auto *side = new QWidget(this);
@@ -85,7 +91,22 @@ ExplorePanel::ExplorePanel(QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addWidget(m_search);
     layout->addWidget(splitter, 1);
+
+    m_find->setObjectName(QStringLiteral("findOnDeviceButton"));
+    addViewAction(this, new QAction(tr("Find on device…"), this), m_find,
+                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                  tr("Search the device for the fastest mode within the power budget, profiling "
+                     "one mode at a time (Ctrl+Shift+F)"),
+                  &ExplorePanel::askToFind);
+    connect(m_search, &DeviceSearchBar::measured, this, [this] { loadSpace(currentWorkload()); });
+    connect(
+        m_search, &DeviceSearchBar::found, this,
+        [this](const PowerMode &mode, bool, const QString &summary) { showFound(mode, summary); });
+    connect(m_search, &DeviceSearchBar::stopped, this, &ExplorePanel::statusMessage);
+    connect(m_search, &DeviceSearchBar::runningChanged, this,
+            &ExplorePanel::updateApplyAvailability);
 
     connect(m_tasks, &BackgroundTasks::busyChanged, this, &ExplorePanel::busyChanged);
     m_chart->setTooltipProvider([this](int index) { return tooltipFor(index); });
@@ -114,6 +135,7 @@ ExplorePanel::~ExplorePanel() = default;
 void ExplorePanel::setDatabasePath(const QString &path)
 {
     m_dbPath = path;
+    m_search->setDatabasePath(path);
     reload();
 }
 
@@ -228,6 +250,14 @@ void ExplorePanel::setSpace(std::shared_ptr<const TradeoffSpace> space)
         m_budgets->setMinibatchesPerEpoch(perEpoch);
     }
     showSpace();
+    if (m_found && m_space && m_space->indexOf(*m_found) >= 0) {
+        const int index = m_space->indexOf(*m_found);
+        m_card->showMode(*m_space, index, m_budgets->timeUnit(),
+                         tr("Found on the device: %1").arg(m_foundSummary));
+        m_chart->setSelected(index);
+        m_found.reset();
+    }
+    updateApplyAvailability();
 }
 
 void ExplorePanel::showSpace()
@@ -363,11 +393,16 @@ void ExplorePanel::setApplyDevice(const workflows::DeviceEndpoint &device,
 {
     m_applyDevice = device;
     m_applyOptions = options;
+    if (!m_search->isRunning())
+        m_search->setDevice(device);
     updateApplyAvailability();
 }
 
 void ExplorePanel::updateApplyAvailability()
 {
+    const bool usable = m_applyDevice.isValid() && m_space &&
+        m_space->deviceKind() == m_applyDevice.kind && !m_search->isRunning();
+    m_find->setEnabled(usable);
     if (!m_applyDevice.isValid()) {
         m_card->setApplyAvailable(false, tr("Connect to a device first (Devices)"));
     } else if (m_space && m_space->deviceKind() != m_applyDevice.kind) {
@@ -381,6 +416,22 @@ void ExplorePanel::updateApplyAvailability()
                "by itself unless the change is confirmed.")
                 .arg(m_applyDevice.name));
     }
+}
+
+void ExplorePanel::askToFind()
+{
+    if (!m_find->isEnabled() || !m_space)
+        return;
+    m_search->askToStart(m_space->workload(), m_space->device(),
+                         SearchGoal {QStringLiteral("gmd"), m_budgets->powerBudgetW()});
+}
+
+void ExplorePanel::showFound(const PowerMode &mode, const QString &summary)
+{
+    m_found = mode;
+    m_foundSummary = summary;
+    Q_EMIT statusMessage(summary);
+    loadSpace(currentWorkload());  // with the last measurement; setSpace selects the mode
 }
 
 void ExplorePanel::askToApply(int index)

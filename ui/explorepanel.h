@@ -8,14 +8,17 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QMessageBox;
 
 namespace ptwb::ui {
 
 class BudgetControls;
+class DeviceSearchBar;
 class RecommendationCard;
 class TradeoffChart;
 struct TimeUnit;
@@ -48,6 +51,8 @@ public:
     TradeoffChart *chart() const { return m_chart; }
     BudgetControls *budgets() const { return m_budgets; }
     RecommendationCard *card() const { return m_card; }
+    DeviceSearchBar *deviceSearch() const { return m_search; }
+    QPushButton *findButton() const { return m_find; }
     QComboBox *workloadCombo() const { return m_workloads; }
 
 public Q_SLOTS:
@@ -81,6 +86,9 @@ private:
     void updateApplyAvailability();
     void askToApply(int index);
     void startApply(const PowerMode &mode);
+    // Find on device: the search for the power budget on the sliders (DeviceSearchBar).
+    void askToFind();
+    void showFound(const PowerMode &mode, const QString &summary);
     QString tooltipFor(int index) const;
 
     BackgroundTasks *m_tasks;
@@ -89,6 +97,11 @@ private:
     TradeoffChart *m_chart;
     BudgetControls *m_budgets;
     RecommendationCard *m_card;
+    DeviceSearchBar *m_search;
+    QPushButton *m_find;
+    // A mode a search found, selected once the reload that shows its measurement arrives.
+    std::optional<PowerMode> m_found;
+    QString m_foundSummary;
     QString m_dbPath;
     QString m_kind = QStringLiteral("orin-agx");
     std::shared_ptr<const TradeoffSpace> m_space;

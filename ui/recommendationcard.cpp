@@ -227,11 +227,12 @@ void RecommendationCard::showPresets(const TradeoffSpace &space, const Budget *b
     m_presets->setText(table);
 }
 
-void RecommendationCard::showMode(const TradeoffSpace &space, int index, const TimeUnit &unit)
+void RecommendationCard::showMode(const TradeoffSpace &space, int index, const TimeUnit &unit,
+                                  const QString &title)
 {
     showIndex(space, index, unit);
     m_fits = true;
-    m_title->setText(tr("Selected mode"));
+    m_title->setText(title.isEmpty() ? tr("Selected mode") : title);
     QStringList gains;
     const std::optional<Comparison> maxn = space.versusMaxn(index);
     if (maxn && maxn->index != index)

@@ -45,8 +45,9 @@ public:
     // A budget's answer.
     void showRecommendation(const TradeoffSpace &space, const Recommendation &r,
                             const Budget &budget, const TimeUnit &unit);
-    // A mode the person clicked.
-    void showMode(const TradeoffSpace &space, int index, const TimeUnit &unit);
+    // A mode the person clicked (or a search found: `title` says so).
+    void showMode(const TradeoffSpace &space, int index, const TimeUnit &unit,
+                  const QString &title = QString());
     void showMessage(const QString &title, const QString &text);
 
     // What the card shows: -1 when none.
