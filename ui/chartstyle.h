@@ -1,8 +1,12 @@
 #pragma once
 
 #include <QColor>
+#include <QStringList>
 
+class QBarCategoryAxis;
 class QChart;
+class QFont;
+class QValueAxis;
 class QWidget;
 
 namespace ptwb::ui {
@@ -10,6 +14,15 @@ namespace ptwb::ui {
 // The small charts of the Models and Compare panels: a light or dark theme after the widget's
 // palette, a transparent background so the chart sits in the window, compact margins.
 void styleChart(QChart *chart, const QWidget *owner);
+
+// A value axis on about five ticks of a round step (1, 2, 2.5 or 5 x 10^n) anchored at 0, its
+// range the ticks just around [low, high], its labels with the step's decimals.
+void setRoundTicks(QValueAxis *axis, double low, double high);
+
+// Shrinks the category names (from `font` down to 7 pt) until the widest fits in its share of
+// `plotWidth`, else turns them upright: Qt would elide them, even slanted.
+void fitCategoryLabels(QBarCategoryAxis *axis, const QStringList &categories, double plotWidth,
+                       QFont font);
 
 // Colours that read on both palettes, for series that mean the same thing across charts.
 namespace chartColors {

@@ -6,7 +6,9 @@
 #include "optimize/storedevaluation.h"
 #include "store/store.h"
 #include "strategybarchart.h"
+#include "strategyboxchart.h"
 #include "viewactions.h"
+#include "viewexport.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -81,11 +83,15 @@ ComparePanel::ComparePanel(QWidget *parent)
     , m_runButton(new QPushButton(tr("&Run evaluation"), this))
     , m_cancelButton(new QPushButton(tr("Cancel"), this))
     , m_exportButton(new QPushButton(tr("Export CSV…"), this))
+    , m_chartsButton(new QPushButton(tr("Export charts…"), this))
     , m_progress(new QProgressBar(this))
     , m_status(new QLabel(this))
-    , m_penaltyChart(new StrategyBarChart(tr("Median time penalty against the optimal pick"),
-                                          tr("% slower"), this))
+    , m_penaltyChart(new StrategyBoxChart(tr("Time penalty against the optimal pick"),
+                                          tr("% slower"), chartColors::time, this))
+    , m_excessChart(new StrategyBoxChart(tr("Power above the budget"), tr("W over the budget"),
+                                         chartColors::power, this))
     , m_violationChart(new StrategyBarChart(tr("Budget violations"), tr("% of solutions"), this))
+    , m_charts(new QWidget(this))
     , m_table(new QTableWidget(0, int(kColumns.size()), this))
     , m_runAction(new QAction(tr("Run evaluation"), this))
     , m_cancelAction(new QAction(tr("Cancel evaluation"), this))
@@ -137,6 +143,10 @@ ComparePanel::ComparePanel(QWidget *parent)
                   tr("Stop the evaluation; finished strategies stay (Esc)"), &ComparePanel::cancel);
     addViewAction(this, m_exportAction, m_exportButton, QKeySequence(tr("Ctrl+Shift+E")),
                   tr("Save the table as CSV (Ctrl+Shift+E)"), &ComparePanel::chooseExportFile);
+    m_chartsButton->setToolTip(
+        tr("Save the three charts as one PNG or SVG picture (also File ▸ Export chart, "
+           "Ctrl+Shift+S)"));
+    connect(m_chartsButton, &QPushButton::clicked, this, &ComparePanel::chooseChartsFile);
 
     m_table->setHorizontalHeaderLabels(kColumns);
     m_table->horizontalHeaderItem(1)->setToolTip(
@@ -151,9 +161,14 @@ ComparePanel::ComparePanel(QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(60);
     m_table->setToolTip(tr("Every metric per strategy; see docs/optimization.md"));
-    m_penaltyChart->setToolTip(tr("Median over every budget and repeat of how much slower the "
-                                  "pick is than the fastest mode within the budget "
-                                  "(negative: faster, by going over the budget)"));
+    m_penaltyChart->setToolTip(tr("How much slower the pick is than the fastest mode within the "
+                                  "budget, over every budget and repeat (negative: faster, by "
+                                  "going over the budget). Box: quartiles and median; whiskers: "
+                                  "the farthest picks within 1.5 box heights"));
+    m_excessChart->setToolTip(tr("How many watts the pick's observed power is above the budget "
+                                 "(0 when within it), over every budget and repeat. Box: "
+                                 "quartiles and median; whiskers: the farthest picks within 1.5 "
+                                 "box heights"));
     m_violationChart->setToolTip(tr("Share of picks whose observed power is above the budget, "
                                     "and above the budget by more than 1 W"));
 
@@ -178,20 +193,26 @@ ComparePanel::ComparePanel(QWidget *parent)
     buttons->addWidget(m_runButton);
     buttons->addWidget(m_cancelButton);
     buttons->addStretch(1);
-    buttons->addWidget(m_exportButton);
     form->addRow(buttons);
+    auto *exports = new QHBoxLayout;
+    exports->addStretch(1);
+    exports->addWidget(m_exportButton);
+    exports->addWidget(m_chartsButton);
+    form->addRow(exports);
     form->addRow(m_progress);
     form->addRow(m_status);
 
-    auto *charts = new QHBoxLayout;
-    charts->addWidget(m_penaltyChart);
-    charts->addWidget(m_violationChart);
+    auto *charts = new QHBoxLayout(m_charts);
+    charts->setContentsMargins(0, 0, 0, 0);
+    charts->addWidget(m_penaltyChart, 4);
+    charts->addWidget(m_excessChart, 4);
+    charts->addWidget(m_violationChart, 3);
     // Two bar sets side by side leave no room for value labels: hover shows them.
     m_violationChart->setValueLabelsVisible(false);
     auto *results = new QWidget(this);
     auto *resultsLayout = new QVBoxLayout(results);
     resultsLayout->setContentsMargins(0, 0, 0, 0);
-    resultsLayout->addLayout(charts, 3);
+    resultsLayout->addWidget(m_charts, 3);
     resultsLayout->addWidget(m_table, 2);
 
     auto *left = new QWidget(this);
@@ -468,16 +489,19 @@ void ComparePanel::addResult(const StrategyMetrics &m)
 void ComparePanel::updateCharts()
 {
     QStringList names;
-    QVector<double> penalty;
+    QVector<Distribution> penalty;
+    QVector<Distribution> excess;
     QVector<double> above;
     QVector<double> aboveOne;
     for (const StrategyMetrics &m : m_results) {
         names.append(m.strategy);
-        penalty.append(m.timePenaltyMedian);
+        penalty.append(m.timePenalty);
+        excess.append(m.excessPower);
         above.append(m.al);
         aboveOne.append(m.al1);
     }
-    m_penaltyChart->setData(names, {{tr("median time penalty %"), chartColors::time, penalty}});
+    m_penaltyChart->setData(names, penalty, tr(" %"));
+    m_excessChart->setData(names, excess, tr(" W"));
     m_violationChart->setData(names,
                               {{tr("above budget"), chartColors::violation, above},
                                {tr("above budget + 1 W"), chartColors::violationOne, aboveOne}});
@@ -507,6 +531,7 @@ void ComparePanel::updateActions()
     m_cancelButton->setEnabled(m_running);
     m_exportAction->setEnabled(!m_results.isEmpty());
     m_exportButton->setEnabled(!m_results.isEmpty());
+    m_chartsButton->setEnabled(!m_results.isEmpty());
 }
 
 QByteArray ComparePanel::csv() const
@@ -514,13 +539,18 @@ QByteArray ComparePanel::csv() const
     // The keys of `ptwb evaluate --json`.
     QByteArray out = "strategy,profiled,profiled_per_budget,time_penalty_median,"
                      "energy_penalty_median,"
-                     "excess_power_area,al,al1,solutions,seconds\n";
+                     "excess_power_area,al,al1,solutions,seconds";
+    for (const auto &field : StrategyMetrics().distributionFields())
+        out += ',' + field.first.toUtf8();
+    out += '\n';
     for (const StrategyMetrics &m : m_results) {
         out += m.strategy.toUtf8();
         for (double v :
              {m.profiled, m.profiledPerBudget, m.timePenaltyMedian, m.energyPenaltyMedian,
               m.excessPowerArea, m.al, m.al1, double(m.solutions), m.seconds})
             out += ',' + QByteArray::number(v, 'g', 10);
+        for (const auto &field : m.distributionFields())
+            out += ',' + QByteArray::number(field.second, 'g', 10);
         out += '\n';
     }
     return out;
@@ -535,6 +565,30 @@ void ComparePanel::chooseExportFile()
                                      QStringLiteral("strategies.csv"), tr("CSV files (*.csv)"));
     if (!path.isEmpty())
         exportCsv(path);
+}
+
+void ComparePanel::chooseChartsFile()
+{
+    if (m_results.isEmpty())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the charts"),
+                                                      QStringLiteral("strategies.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    const bool ok = exportCharts(path, &error);
+    m_status->setText(ok ? tr("Saved %1").arg(path) : error);
+    m_status->setVisible(true);
+    if (ok)
+        Q_EMIT exported(path);
+    else
+        Q_EMIT failed(error);
+}
+
+bool ComparePanel::exportCharts(const QString &path, QString *error) const
+{
+    return ViewExport::writeImage(m_charts, path, error);
 }
 
 void ComparePanel::exportCsv(const QString &path)

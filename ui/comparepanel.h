@@ -21,11 +21,13 @@ class QTableWidget;
 namespace ptwb::ui {
 
 class StrategyBarChart;
+class StrategyBoxChart;
 
 // The Compare view: the strategy evaluation of `ptwb evaluate` on two workloads of the store
 // (reference for pt and safe, target for the candidates) over a range of power budgets, run on
-// a worker with progress and cancel; per strategy, the median time penalty and the budget
-// violations as bar charts, and every metric in a table that exports as CSV.
+// a worker with progress and cancel; per strategy, box plots of the time penalty and of the power
+// above the budget, the budget violations as bars, and every metric in a table that exports as
+// CSV (the charts as PNG or SVG).
 class ComparePanel : public QWidget
 {
     Q_OBJECT
@@ -50,10 +52,15 @@ public:
     bool isRunning() const { return m_running; }
     const QVector<StrategyMetrics> &results() const { return m_results; }
     QTableWidget *table() const { return m_table; }
-    StrategyBarChart *penaltyChart() const { return m_penaltyChart; }
+    StrategyBoxChart *penaltyChart() const { return m_penaltyChart; }
+    StrategyBoxChart *excessPowerChart() const { return m_excessChart; }
     StrategyBarChart *violationChart() const { return m_violationChart; }
-    // The table as CSV, one row per strategy.
+    // The three charts together, as exported.
+    QWidget *charts() const { return m_charts; }
+    // The metrics as CSV, one row per strategy, under the keys of `ptwb evaluate --json`.
     QByteArray csv() const;
+    // The charts as PNG or SVG, by the suffix of `path`; `error` says why not.
+    bool exportCharts(const QString &path, QString *error) const;
 
 public Q_SLOTS:
     void reload();
@@ -77,6 +84,7 @@ private:
     void updateCharts();
     void updateActions();
     void chooseExportFile();
+    void chooseChartsFile();
 
     QString m_path;
     QString m_kind;
@@ -97,10 +105,13 @@ private:
     QPushButton *m_runButton;
     QPushButton *m_cancelButton;
     QPushButton *m_exportButton;
+    QPushButton *m_chartsButton;
     QProgressBar *m_progress;
     QLabel *m_status;
-    StrategyBarChart *m_penaltyChart;
+    StrategyBoxChart *m_penaltyChart;
+    StrategyBoxChart *m_excessChart;
     StrategyBarChart *m_violationChart;
+    QWidget *m_charts;
     QTableWidget *m_table;
     QAction *m_runAction;
     QAction *m_cancelAction;

@@ -130,8 +130,8 @@ void MainWindow::createMenus()
         file->addAction(tr("Export &chart as PNG or SVG…"), this, &MainWindow::exportChart);
     chart->setObjectName(QStringLiteral("exportChartAction"));
     chart->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
-    chart->setToolTip(tr("Save the chart of the view on screen (Explore's chart, or the whole "
-                         "view elsewhere)"));
+    chart->setToolTip(tr("Save the chart of the view on screen (Explore's chart, Compare's "
+                         "charts, or the whole view elsewhere)"));
     QAction *table = file->addAction(tr("Export &table as CSV…"), this, &MainWindow::exportTable);
     table->setObjectName(QStringLiteral("exportTableAction"));
     table->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
@@ -426,9 +426,13 @@ void MainWindow::exportChart()
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    const bool ok = m_tabs->currentWidget() == m_explore
-        ? m_explore->chart()->exportTo(path, &error)
-        : ViewExport::writeImage(m_tabs->currentWidget(), path, &error);
+    bool ok = false;
+    if (m_tabs->currentWidget() == m_explore)
+        ok = m_explore->chart()->exportTo(path, &error);
+    else if (m_tabs->currentWidget() == m_compare)
+        ok = m_compare->exportCharts(path, &error);
+    else
+        ok = ViewExport::writeImage(m_tabs->currentWidget(), path, &error);
     if (!ok)
         showError(error);
     else

@@ -6,7 +6,6 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QCursor>
-#include <QFontMetrics>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -23,11 +22,12 @@ StrategyBarChart::StrategyBarChart(const QString &title, const QString &axisTitl
     styleChart(chart, this);
     chart->setTitle(title);
     m_axisY->setTitleText(axisTitle);
-    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
     chart->addAxis(m_axisX, Qt::AlignBottom);
     chart->addAxis(m_axisY, Qt::AlignLeft);
     chart->legend()->setAlignment(Qt::AlignBottom);
     setChart(chart);
+    // The plot area settles after a resize, in the chart's own layout pass.
+    connect(chart, &QChart::plotAreaChanged, this, [this] { fitCategoryLabels(); });
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(320, 220);
     setData({}, {});
@@ -70,23 +70,11 @@ void StrategyBarChart::setData(const QStringList &strategies, const QVector<Metr
     m_axisX->append(strategies.isEmpty() ? QStringList {QString()} : strategies);
     series->attachAxis(m_axisX);
     series->attachAxis(m_axisY);
-    // Room above (and below) the bars for their value labels, on ticks of a round step
-    // anchored at 0.
+    // Room above (and below) the bars for their value labels.
     const double span = high - low;
-    const double raw = span / 5;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = magnitude;
-    for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-        step = factor * magnitude;
-        if (step >= raw)
-            break;
-    }
     const double top = m_valueLabels ? high + 0.06 * span : high;
     const double bottom = low < 0 && m_valueLabels ? low - 0.06 * span : low;
-    m_axisY->setTickType(QValueAxis::TicksDynamic);
-    m_axisY->setTickAnchor(0);
-    m_axisY->setTickInterval(step);
-    m_axisY->setRange(std::floor(bottom / step) * step, std::ceil(top / step) * step);
+    setRoundTicks(m_axisY, bottom, top);
     chart()->legend()->setVisible(metrics.size() > 1);
     // Label colours follow the palette, like the axes.
     series->setLabelsVisible(m_valueLabels && !strategies.isEmpty());
@@ -95,29 +83,9 @@ void StrategyBarChart::setData(const QStringList &strategies, const QVector<Metr
     fitCategoryLabels();
 }
 
-void StrategyBarChart::resizeEvent(QResizeEvent *event)
-{
-    QChartView::resizeEvent(event);
-    fitCategoryLabels();
-}
-
-// Shrinks the strategy names (down to 7 pt) when the widest no longer fits under its bars:
-// Qt would elide it, even slanted.
 void StrategyBarChart::fitCategoryLabels()
 {
-    if (m_categories.isEmpty())
-        return;
-    const double room = chart()->plotArea().width() / m_categories.size() - 14;
-    QFont labels = font();
-    for (; labels.pointSizeF() > 7; labels.setPointSizeF(labels.pointSizeF() - 0.5)) {
-        const QFontMetrics metrics(labels);
-        int widest = 0;
-        for (const QString &name : m_categories)
-            widest = std::max(widest, metrics.horizontalAdvance(name));
-        if (widest <= room)
-            break;
-    }
-    m_axisX->setLabelsFont(labels);
+    ui::fitCategoryLabels(m_axisX, m_categories, chart()->plotArea().width(), font());
 }
 
 void StrategyBarChart::setValueLabelsVisible(bool visible)

@@ -32,9 +32,6 @@ public:
     // Value of a bar (tests): metric index, strategy index.
     double value(int metric, int strategy) const;
 
-protected:
-    void resizeEvent(QResizeEvent *event) override;
-
 private:
     void fitCategoryLabels();
 

@@ -312,16 +312,19 @@ int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
     }
     const auto done = [&output](const StrategyMetrics &m) {
         if (output.json()) {
-            output.object({{QStringLiteral("strategy"), m.strategy},
-                           {QStringLiteral("profiled"), m.profiled},
-                           {QStringLiteral("profiled_per_budget"), m.profiledPerBudget},
-                           {QStringLiteral("time_penalty_median"), m.timePenaltyMedian},
-                           {QStringLiteral("energy_penalty_median"), m.energyPenaltyMedian},
-                           {QStringLiteral("excess_power_area"), m.excessPowerArea},
-                           {QStringLiteral("al"), m.al},
-                           {QStringLiteral("al1"), m.al1},
-                           {QStringLiteral("solutions"), m.solutions},
-                           {QStringLiteral("seconds"), m.seconds}});
+            QJsonObject object {{QStringLiteral("strategy"), m.strategy},
+                                {QStringLiteral("profiled"), m.profiled},
+                                {QStringLiteral("profiled_per_budget"), m.profiledPerBudget},
+                                {QStringLiteral("time_penalty_median"), m.timePenaltyMedian},
+                                {QStringLiteral("energy_penalty_median"), m.energyPenaltyMedian},
+                                {QStringLiteral("excess_power_area"), m.excessPowerArea},
+                                {QStringLiteral("al"), m.al},
+                                {QStringLiteral("al1"), m.al1},
+                                {QStringLiteral("solutions"), m.solutions},
+                                {QStringLiteral("seconds"), m.seconds}};
+            for (const auto &[key, value] : m.distributionFields())
+                object.insert(key, value);
+            output.object(object);
             return;
         }
         output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")

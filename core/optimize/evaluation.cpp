@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 
 #include <cmath>
+#include <numeric>
 
 namespace ptwb {
 
@@ -18,24 +19,39 @@ StrategyMetrics StrategyMetrics::of(const QString &strategy, const QVector<Solut
     QVector<double> timePenalties;
     QVector<double> energyPenalties;
     QVector<double> profiled;
-    double excess = 0;
+    QVector<double> excess;
     int above = 0;
     int aboveOne = 0;
     for (const Solution &s : solutions) {
         timePenalties.append(100.0 * (s.timeMs - s.optimalTimeMs) / s.optimalTimeMs);
         energyPenalties.append(100.0 * (s.timeMs * s.powerW - s.optimalEnergy) / s.optimalEnergy);
         profiled.append(s.profiled);
-        excess += std::max(0.0, s.powerW - s.budgetW);
+        excess.append(std::max(0.0, s.powerW - s.budgetW));
         above += s.powerW > s.budgetW ? 1 : 0;
         aboveOne += s.powerW > s.budgetW + 1 ? 1 : 0;
     }
-    m.timePenaltyMedian = Quartiles::of(timePenalties).median;
+    m.timePenalty = Distribution::of(timePenalties);
+    m.timePenaltyMedian = m.timePenalty.median;
+    m.excessPower = Distribution::of(excess);
     m.energyPenaltyMedian = Quartiles::of(energyPenalties).median;
     m.profiledPerBudget = Quartiles::of(profiled).median;
-    m.excessPowerArea = excess / solutions.size();
+    m.excessPowerArea = std::accumulate(excess.cbegin(), excess.cend(), 0.0) / solutions.size();
     m.al = 100.0 * above / solutions.size();
     m.al1 = 100.0 * aboveOne / solutions.size();
     return m;
+}
+
+QVector<std::pair<QString, double>> StrategyMetrics::distributionFields() const
+{
+    return {{QStringLiteral("time_penalty_whisker_low"), timePenalty.low},
+            {QStringLiteral("time_penalty_q1"), timePenalty.q1},
+            {QStringLiteral("time_penalty_q3"), timePenalty.q3},
+            {QStringLiteral("time_penalty_whisker_high"), timePenalty.high},
+            {QStringLiteral("excess_power_whisker_low"), excessPower.low},
+            {QStringLiteral("excess_power_q1"), excessPower.q1},
+            {QStringLiteral("excess_power_median"), excessPower.median},
+            {QStringLiteral("excess_power_q3"), excessPower.q3},
+            {QStringLiteral("excess_power_whisker_high"), excessPower.high}};
 }
 
 Expected<QVector<double>> EvaluationOptions::parseBudgets(const QString &text)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "optimize/strategy.h"
+#include "util/quartiles.h"
 
 #include <QStringList>
 
@@ -24,6 +25,8 @@ struct StrategyMetrics
     double profiledPerBudget = 0;  // distinct modes that answered one budget, median
     int solutions = 0;
     double timePenaltyMedian = 0;  // % slower than the optimal pick, median over solutions
+    Distribution timePenalty;  // the same penalty's box plot over solutions
+    Distribution excessPower;  // max(0, power - budget) in W, over solutions
     double energyPenaltyMedian = 0;  // % more energy than the optimal pick, median
     double excessPowerArea = 0;  // mean W above budget per solution
     double al = 0;  // % of solutions above the budget
@@ -31,6 +34,9 @@ struct StrategyMetrics
     double seconds = 0;  // mean wall time per repeat
 
     static StrategyMetrics of(const QString &strategy, const QVector<Solution> &solutions);
+    // The box plots' numbers under the keys of `ptwb evaluate --json` (time_penalty_q1, ...,
+    // excess_power_whisker_high), leaving out time_penalty_median, a key of its own.
+    QVector<std::pair<QString, double>> distributionFields() const;
 };
 
 struct EvaluationOptions

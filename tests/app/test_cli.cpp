@@ -579,8 +579,21 @@ private Q_SLOTS:
         for (const QString &line : lines) {
             const QJsonObject object = QJsonDocument::fromJson(line.toUtf8()).object();
             for (const char *key :
-                 {"strategy", "profiled", "time_penalty_median", "excess_power_area", "al", "al1"})
+                 {"strategy", "profiled", "time_penalty_median", "excess_power_area", "al", "al1",
+                  "time_penalty_whisker_low", "time_penalty_q1", "time_penalty_q3",
+                  "time_penalty_whisker_high", "excess_power_whisker_low", "excess_power_q1",
+                  "excess_power_median", "excess_power_q3", "excess_power_whisker_high"})
                 QVERIFY2(object.contains(QLatin1String(key)), qPrintable(line));
+            // Each box in order, from the low whisker up.
+            for (const char *prefix : {"time_penalty_", "excess_power_"}) {
+                double previous = -1e300;
+                for (const char *suffix : {"whisker_low", "q1", "median", "q3", "whisker_high"}) {
+                    const double value =
+                        object.value(QLatin1String(prefix) + QLatin1String(suffix)).toDouble();
+                    QVERIFY2(value >= previous, qPrintable(line));
+                    previous = value;
+                }
+            }
             strategies.append(object.value(QStringLiteral("strategy")).toString());
             if (strategies.last() == QLatin1String("optimal")) {
                 QCOMPARE(object.value(QStringLiteral("time_penalty_median")).toDouble(), 0.0);

@@ -26,6 +26,77 @@ class TestEvaluator : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void distributionsOfHandMadeSolutions()
+    {
+        // Budget 30 W, optimal 100 ms: a pick of 100 + p ms is p % slower.
+        const QVector<double> penalties {30, -80, 0, 200, 10, 60, 20, 70, 40, 50};
+        const QVector<double> excess {0, 0, 8, 0, 0.5, 0, 2, 0, 1, 0};
+        QVector<Solution> solutions;
+        for (int i = 0; i < penalties.size(); ++i)
+            solutions.append({30, 100 + penalties[i], 30 + excess[i], 100, 2900});
+        // Some picks under the budget: they count as no excess either.
+        solutions[1].powerW = 20;
+        const StrategyMetrics m = StrategyMetrics::of(QStringLiteral("x"), solutions);
+
+        // Sorted -80, 0, 10, 20, 30, 40, 50, 60, 70, 200: quartiles at positions 2.25, 4.5, 6.75.
+        QCOMPARE(m.timePenalty.q1, 12.5);
+        QCOMPARE(m.timePenalty.median, 35.0);
+        QCOMPARE(m.timePenalty.q3, 57.5);
+        QCOMPARE(m.timePenaltyMedian, m.timePenalty.median);
+        // IQR 45: fences at -55 and 125, so -80 and 200 are outliers, not whiskers.
+        QCOMPARE(m.timePenalty.low, 0.0);
+        QCOMPARE(m.timePenalty.high, 70.0);
+
+        // Six zeros, 0.5, 1, 2, 8: q3 0.875, upper fence 2.1875, so 8 is an outlier.
+        QCOMPARE(m.excessPower.low, 0.0);
+        QCOMPARE(m.excessPower.q1, 0.0);
+        QCOMPARE(m.excessPower.median, 0.0);
+        QCOMPARE(m.excessPower.q3, 0.875);
+        QCOMPARE(m.excessPower.high, 2.0);
+        QCOMPARE(m.excessPowerArea, 11.5 / 10);
+
+        // The same numbers under the JSON keys.
+        const auto fields = m.distributionFields();
+        const auto field = [&fields](const char *key) {
+            for (const auto &[name, value] : fields) {
+                if (name == QLatin1String(key))
+                    return value;
+            }
+            return -1.0;
+        };
+        QCOMPARE(fields.size(), 9);
+        QCOMPARE(field("time_penalty_whisker_low"), 0.0);
+        QCOMPARE(field("time_penalty_q1"), 12.5);
+        QCOMPARE(field("time_penalty_q3"), 57.5);
+        QCOMPARE(field("time_penalty_whisker_high"), 70.0);
+        QCOMPARE(field("excess_power_median"), 0.0);
+        QCOMPARE(field("excess_power_q3"), 0.875);
+        QCOMPARE(field("excess_power_whisker_high"), 2.0);
+    }
+
+    void distributionEdgeCases()
+    {
+        const Distribution none = Distribution::of({});
+        QCOMPARE(none.low, 0.0);
+        QCOMPARE(none.high, 0.0);
+        const Distribution one = Distribution::of({4});
+        QCOMPARE(one.low, 4.0);
+        QCOMPARE(one.median, 4.0);
+        QCOMPARE(one.high, 4.0);
+        // No spread in the box: anything else is an outlier, the whiskers stay on the box.
+        const Distribution flat = Distribution::of({5, 5, 5, 5, 5, 9, 1});
+        QCOMPARE(flat.q1, 5.0);
+        QCOMPARE(flat.q3, 5.0);
+        QCOMPARE(flat.low, 5.0);
+        QCOMPARE(flat.high, 5.0);
+        // Two samples: the whiskers reach both, outside the interpolated quartiles.
+        const Distribution two = Distribution::of({10, 0});
+        QCOMPARE(two.q1, 2.5);
+        QCOMPARE(two.q3, 7.5);
+        QCOMPARE(two.low, 0.0);
+        QCOMPARE(two.high, 10.0);
+    }
+
     void reportsProgressPerRepeat()
     {
         Evaluator evaluator({}, syntheticDataWithMaxn(400, 1), QStringLiteral("orin-agx"),

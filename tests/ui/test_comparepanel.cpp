@@ -2,13 +2,17 @@
 #include "predict/modelfit.h"
 #include "predict/syntheticstore.h"
 #include "strategybarchart.h"
+#include "strategyboxchart.h"
 
+#include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
 
 using namespace ptwb;
 using namespace ptwb::ui;
@@ -24,6 +28,19 @@ bool openPanel(ComparePanel &panel, const QString &path)
     panel.setDeviceKind(QStringLiteral("orin-agx"));
     panel.setDatabasePath(path);
     return QTest::qWaitFor([&] { return !loaded.isEmpty(); }, kTimeout);
+}
+
+// The five numbers of a box, each the same.
+bool sameBox(const Distribution &got, const Distribution &want)
+{
+    return got.low == want.low && got.q1 == want.q1 && got.median == want.median &&
+        got.q3 == want.q3 && got.high == want.high;
+}
+
+// The CSV's 10 significant digits.
+bool near(double got, double want)
+{
+    return std::fabs(got - want) <= 1e-8 * std::max(1.0, std::fabs(want));
 }
 
 }  // namespace
@@ -104,12 +121,23 @@ private Q_SLOTS:
             QCOMPARE(got.al, want.al);
             QCOMPARE(got.al1, want.al1);
             QCOMPARE(panel.table()->item(i, 0)->text(), want.strategy);
-            QCOMPARE(panel.penaltyChart()->value(0, i), want.timePenaltyMedian);
+            // Each box is the core's distribution, over every budget and repeat.
+            QVERIFY(sameBox(got.timePenalty, want.timePenalty));
+            QVERIFY(sameBox(got.excessPower, want.excessPower));
+            QVERIFY(sameBox(panel.penaltyChart()->box(i), want.timePenalty));
+            QVERIFY(sameBox(panel.excessPowerChart()->box(i), want.excessPower));
+            QCOMPARE(panel.penaltyChart()->box(i).median, want.timePenaltyMedian);
+            QVERIFY(panel.penaltyChart()->boxText(i).contains(
+                QLocale().toString(want.timePenalty.q3, 'f', 2)));
             QCOMPARE(panel.violationChart()->value(0, i), want.al);
             QCOMPARE(panel.violationChart()->value(1, i), want.al1);
         }
         QCOMPARE(panel.penaltyChart()->categories(), strategies);
+        QCOMPARE(panel.excessPowerChart()->categories(), strategies);
         QVERIFY(expected->at(1).al > 0);  // maxn goes over the low budgets
+        // rnd's picks spread: a box with some height, unlike optimal's single value.
+        QVERIFY(expected->at(3).timePenalty.q3 > expected->at(3).timePenalty.q1);
+        QCOMPARE(expected->at(0).timePenalty.high, 0.0);
 
         // CSV export, written on a worker.
         QSignalSpy exported(&panel, &ComparePanel::exported);
@@ -122,6 +150,42 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 5);
         QVERIFY(lines[0].startsWith("strategy,profiled,profiled_per_budget,time_penalty_median"));
         QVERIFY(lines[2].startsWith("maxn,1,1,"));
+        // The box plots' numbers, under their JSON keys, in every row.
+        const QList<QByteArray> header = lines[0].split(',');
+        for (int i = 0; i < 4; ++i) {
+            const QList<QByteArray> row = lines[i + 1].split(',');
+            QCOMPARE(row.size(), header.size());
+            const auto number = [&](const char *key) {
+                const int column = int(header.indexOf(QByteArray(key)));
+                return column < 0 ? NAN : row[column].toDouble();
+            };
+            const StrategyMetrics &want = expected->at(i);
+            QVERIFY(near(number("time_penalty_whisker_low"), want.timePenalty.low));
+            QVERIFY(near(number("time_penalty_q1"), want.timePenalty.q1));
+            QVERIFY(near(number("time_penalty_median"), want.timePenalty.median));
+            QVERIFY(near(number("time_penalty_q3"), want.timePenalty.q3));
+            QVERIFY(near(number("time_penalty_whisker_high"), want.timePenalty.high));
+            QVERIFY(near(number("excess_power_whisker_low"), want.excessPower.low));
+            QVERIFY(near(number("excess_power_q1"), want.excessPower.q1));
+            QVERIFY(near(number("excess_power_median"), want.excessPower.median));
+            QVERIFY(near(number("excess_power_q3"), want.excessPower.q3));
+            QVERIFY(near(number("excess_power_whisker_high"), want.excessPower.high));
+        }
+
+        // The charts as pictures, through the views' exporter.
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("charts.png"));
+        QVERIFY2(panel.exportCharts(png, &error), qPrintable(error));
+        const QImage picture(png);
+        QCOMPARE(picture.size(), panel.charts()->size());
+        const QString svg = dir.filePath(QStringLiteral("charts.svg"));
+        QVERIFY2(panel.exportCharts(svg, &error), qPrintable(error));
+        QFile drawing(svg);
+        QVERIFY(drawing.open(QIODevice::ReadOnly));
+        const QByteArray text = drawing.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("Time penalty against the optimal pick"));
+        QVERIFY(text.contains("Power above the budget"));
     }
 
     void cancelLeavesNoHalfRow()
