@@ -77,10 +77,8 @@ void DeviceSearchBar::start(const QString &workload, const QString &deviceName,
     const bool gmd = goal.strategy == QLatin1String("gmd");
     m_progress->setRange(0, gmd ? GradientDescentStrategy::kMaxProfiles : 0);  // bs: busy
     m_progress->setValue(0);
-    m_status->setText(tr("Searching %1 with %2 for the fastest mode within %3 W: profiling the "
-                         "first mode…")
-                          .arg(m_session->device().name, goal.strategy)
-                          .arg(goal.powerBudgetW, 0, 'f', 1));
+    m_status->setText(tr("Searching %1 with %2 for %3: profiling the first mode…")
+                          .arg(m_session->device().name, goal.strategy, goal.goalText()));
     m_cancel->setText(tr("Cancel search"));
     m_cancel->setEnabled(true);
     setVisible(true);
@@ -101,13 +99,11 @@ void DeviceSearchBar::askToStart(const QString &workload, const QString &deviceN
         goal.strategy == QLatin1String("gmd") ? GradientDescentStrategy::kMaxProfiles : 0;
     m_confirm = new QMessageBox(
         QMessageBox::Question, tr("Find a mode on the device"),
-        tr("Search %1 for the fastest mode within %2 W?\n\n%3 profiles one mode after another%4, "
-           "running %5 in each, and stores every measurement. You can cancel at any time; the "
-           "mode found is then yours to apply.")
-            .arg(m_session->device().name)
-            .arg(goal.powerBudgetW, 0, 'f', 1)
-            .arg(goal.strategy, most > 0 ? tr(" (at most %1)").arg(most) : tr(" (about 11)"),
-                 workload),
+        tr("Search %1 for %2?\n\n%3 profiles one mode after another%4, running %5 in each, "
+           "and stores every measurement. You can cancel at any time; the mode found is then "
+           "yours to apply.")
+            .arg(m_session->device().name, goal.goalText(), goal.strategy,
+                 most > 0 ? tr(" (at most %1)").arg(most) : tr(" (about 11)"), workload),
         QMessageBox::Yes | QMessageBox::Cancel, this);
     m_confirm->setObjectName(QStringLiteral("searchConfirmBox"));
     m_confirm->setDefaultButton(QMessageBox::Yes);
@@ -140,9 +136,8 @@ void DeviceSearchBar::onItemRecorded(const SweepItem &item, const Measurement &m
               .arg(measurement.powerW, 0, 'f', 1)
               .arg(measurement.timeMs, 0, 'f', 1)
         : tr("%1 could not be measured (%2)").arg(item.mode.toShort(), item.reason);
-    m_status->setText(tr("Searching %1 with %2 within %3 W: step %4, %5")
-                          .arg(m_session->device().name, m_goal.strategy)
-                          .arg(m_goal.powerBudgetW, 0, 'f', 1)
+    m_status->setText(tr("Searching %1 with %2 within %3: step %4, %5")
+                          .arg(m_session->device().name, m_goal.strategy, m_goal.budgetText())
                           .arg(m_steps)
                           .arg(what));
     Q_EMIT measured(item.mode);
@@ -184,14 +179,12 @@ void DeviceSearchBar::readAnswer(qint64 sweepId)
                 return;
             }
             const QString summary = outcome->fits
-                ? tr("%1 found %2 within %3 W after %4 profiled modes")
-                      .arg(outcome->goal.strategy, outcome->mode.toShort())
-                      .arg(outcome->goal.powerBudgetW, 0, 'f', 1)
+                ? tr("%1 found %2 within %3 after %4 profiled modes")
+                      .arg(outcome->goal.strategy, outcome->mode.toShort(),
+                           outcome->goal.budgetText())
                       .arg(outcome->profiled)
-                : tr("%1 found no mode within %2 W after %3 profiled modes; the lowest-power one "
-                     "is %4")
-                      .arg(outcome->goal.strategy)
-                      .arg(outcome->goal.powerBudgetW, 0, 'f', 1)
+                : tr("%1 found no mode within %2 after %3 profiled modes; the closest is %4")
+                      .arg(outcome->goal.strategy, outcome->goal.budgetText())
                       .arg(outcome->profiled)
                       .arg(outcome->mode.toShort());
             finish(summary);

@@ -423,7 +423,9 @@ void ExplorePanel::askToFind()
     if (!m_find->isEnabled() || !m_space)
         return;
     m_search->askToStart(m_space->workload(), m_space->device(),
-                         SearchGoal {QStringLiteral("gmd"), m_budgets->powerBudgetW()});
+                         m_budgets->budget().kind == Budget::Kind::Power
+                             ? SearchGoal {QStringLiteral("gmd"), m_budgets->powerBudgetW(), 0}
+                             : SearchGoal {QStringLiteral("gmd"), 0, m_budgets->timeBudgetMs()});
 }
 
 void ExplorePanel::showFound(const PowerMode &mode, const QString &summary)

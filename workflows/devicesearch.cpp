@@ -22,10 +22,14 @@ Expected<qint64> planSearch(Store &store, const SearchRequest &request,
                 InputField::Strategies,
                 QStringLiteral("'%1': a device search runs one of %2")
                     .arg(request.strategy, BudgetSearch::strategies().join(QStringLiteral(", "))));
-        if (!(request.powerBudgetW > 0 && request.powerBudgetW < 10000))
+        const bool power = request.powerBudgetW > 0;
+        const bool time = request.timeBudgetMs > 0;
+        if (power == time || request.powerBudgetW >= 1e4 || request.timeBudgetMs >= 1e7)
             return Result::badInput(InputField::Budgets,
-                                    QStringLiteral("expected a power budget above 0 W"));
-        sweep.modeSet = SearchGoal {request.strategy, request.powerBudgetW}.modeSet();
+                                    QStringLiteral("expected one budget: a power budget above 0 "
+                                                   "W or a time budget above 0 ms"));
+        sweep.modeSet =
+            SearchGoal {request.strategy, request.powerBudgetW, request.timeBudgetMs}.modeSet();
     }
     const Expected<qint64> planned = planSweep(store, sweep, devices);
     if (!planned || !request.resume)

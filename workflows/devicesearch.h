@@ -22,7 +22,8 @@ struct SearchRequest
 {
     QString workload;
     QString strategy = QStringLiteral("gmd");
-    double powerBudgetW = 0;
+    double powerBudgetW = 0;  // exactly one of the two budgets, above 0
+    double timeBudgetMs = 0;
     int minibatches = 40;
     std::optional<WorkloadSpec> run;  // empty: the built-in workload of the same name
     QString deviceName;  // empty: the device's own

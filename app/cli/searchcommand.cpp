@@ -34,7 +34,12 @@ void SearchCommand::addOptions(QCommandLineParser &parser) const
                                      "modes) or bs (its binary search, about 11)."),
                       QStringLiteral("NAME"), QStringLiteral("gmd")});
     parser.addOption({QStringLiteral("power-budget"),
-                      QStringLiteral("Watts the chosen mode may draw."), QStringLiteral("W")});
+                      QStringLiteral("Watts the chosen mode may draw: the fastest such mode."),
+                      QStringLiteral("W")});
+    parser.addOption({QStringLiteral("time-budget"),
+                      QStringLiteral("Milliseconds per minibatch the chosen mode may take: the "
+                                     "lowest-power such mode."),
+                      QStringLiteral("MS")});
     parser.addOption({QStringLiteral("apply"),
                       QStringLiteral("Apply the mode found, with the device-side revert "
                                      "(as ptwb apply).")});
@@ -52,8 +57,11 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
         return exitCode;
     }
     const bool resume = parser.isSet(QStringLiteral("resume"));
-    if (!resume && !parser.isSet(QStringLiteral("power-budget")))
-        return output.badUsage(QStringLiteral("search: --power-budget is required (or --resume)"));
+    const bool hasPower = parser.isSet(QStringLiteral("power-budget"));
+    const bool hasTime = parser.isSet(QStringLiteral("time-budget"));
+    if (!resume && hasPower == hasTime)
+        return output.badUsage(QStringLiteral("search: give one of --power-budget W and "
+                                              "--time-budget MS (or --resume)"));
     bool ok = false;
     const int confirmSeconds = parser.value(QStringLiteral("confirm-within")).toInt(&ok);
     if (!ok || confirmSeconds < 5 || confirmSeconds > 3600)
@@ -75,9 +83,16 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
     request.resume = resume;
     if (!resume) {
         request.strategy = parser.value(QStringLiteral("strategy"));
-        request.powerBudgetW = parser.value(QStringLiteral("power-budget")).toDouble(&ok);
-        if (!ok || request.powerBudgetW <= 0)
-            return output.badUsage(QStringLiteral("--power-budget: expected watts above 0"));
+        if (hasPower) {
+            request.powerBudgetW = parser.value(QStringLiteral("power-budget")).toDouble(&ok);
+            if (!ok || request.powerBudgetW <= 0)
+                return output.badUsage(QStringLiteral("--power-budget: expected watts above 0"));
+        } else {
+            request.timeBudgetMs = parser.value(QStringLiteral("time-budget")).toDouble(&ok);
+            if (!ok || request.timeBudgetMs <= 0)
+                return output.badUsage(QStringLiteral("--time-budget: expected milliseconds per "
+                                                      "minibatch above 0"));
+        }
         if (!BudgetSearch::strategies().contains(request.strategy))
             return output.badUsage(QStringLiteral("--strategy: expected one of %1")
                                        .arg(BudgetSearch::strategies().join(QStringLiteral(", "))));
@@ -117,14 +132,16 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
     const SearchGoal &goal = found->goal;
     const std::optional<Measurement> &measured = found->measured;
 
+    // When nothing fits, the search answers with the mode closest to the budget.
+    const QString closest = goal.isTimeBudget() ? QStringLiteral("the fastest mode seen is ")
+                                                : QStringLiteral("the lowest-power mode seen is ");
     bool applied = false;
     if (parser.isSet(QStringLiteral("apply"))) {
         if (!found->fits)
-            return output.fail(QStringLiteral("no mode profiled fits %1 W (the lowest drew %2); "
-                                              "nothing applied")
-                                   .arg(goal.powerBudgetW)
-                                   .arg(describe(found->mode, measured)),
-                               ErrorKind::Failed);
+            return output.fail(
+                QStringLiteral("no mode profiled fits %1 (%2%3); nothing applied")
+                    .arg(goal.budgetText(), closest, describe(found->mode, measured)),
+                ErrorKind::Failed);
         const double speed = parser.isSet(QStringLiteral("sim-speed"))
             ? parser.value(QStringLiteral("sim-speed")).toDouble()
             : 1.0;
@@ -135,26 +152,28 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
         applied = true;
     }
     if (output.json()) {
-        output.object({{QStringLiteral("sweep"), double(outcome->sweepId)},
-                       {QStringLiteral("strategy"), goal.strategy},
-                       {QStringLiteral("power_budget_w"), goal.powerBudgetW},
-                       {QStringLiteral("mode"), found->mode.toCanonical()},
-                       {QStringLiteral("fits"), found->fits},
-                       {QStringLiteral("power_w"), measured ? measured->powerW : 0.0},
-                       {QStringLiteral("time_ms"), measured ? measured->timeMs : 0.0},
-                       {QStringLiteral("profiled"), found->profiled},
-                       {QStringLiteral("applied"), applied},
-                       {QStringLiteral("seconds"), outcome->seconds}});
+        QJsonObject object {{QStringLiteral("sweep"), double(outcome->sweepId)},
+                            {QStringLiteral("strategy"), goal.strategy},
+                            {QStringLiteral("mode"), found->mode.toCanonical()},
+                            {QStringLiteral("fits"), found->fits},
+                            {QStringLiteral("power_w"), measured ? measured->powerW : 0.0},
+                            {QStringLiteral("time_ms"), measured ? measured->timeMs : 0.0},
+                            {QStringLiteral("profiled"), found->profiled},
+                            {QStringLiteral("applied"), applied},
+                            {QStringLiteral("seconds"), outcome->seconds}};
+        if (goal.isTimeBudget())
+            object.insert(QStringLiteral("time_budget_ms"), goal.timeBudgetMs);
+        else
+            object.insert(QStringLiteral("power_budget_w"), goal.powerBudgetW);
+        output.object(object);
     } else {
-        output.line(QStringLiteral("%1 %2 within %3 W after %4 profiled modes: %5%6")
+        output.line(QStringLiteral("%1 %2 within %3 after %4 profiled modes: %5%6")
                         .arg(goal.strategy,
-                             found->fits ? QStringLiteral("found") : QStringLiteral("found none"))
-                        .arg(goal.powerBudgetW)
+                             found->fits ? QStringLiteral("found") : QStringLiteral("found none"),
+                             goal.budgetText())
                         .arg(found->profiled)
-                        .arg(found->fits ? describe(found->mode, measured)
-                                         : QStringLiteral("the lowest-power mode seen is ") +
-                                     describe(found->mode, measured))
-                        .arg(applied ? QStringLiteral(", applied and confirmed") : QString()));
+                        .arg((found->fits ? QString() : closest) + describe(found->mode, measured),
+                             applied ? QStringLiteral(", applied and confirmed") : QString()));
     }
     return found->fits ? kExitOk : kExitFailed;
 }

@@ -11,7 +11,21 @@ const QStringList &BudgetSearch::strategies()
     return names;
 }
 
-Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double powerBudgetW,
+namespace {
+
+// The same mode on the mirrored grid: every value negated, so ascending order runs from the
+// highest clock down (the search only compares values and looks modes up).
+PowerMode mirrored(const PowerMode &mode)
+{
+    PowerMode out;
+    for (Dimension dimension : kAllDimensions)
+        out.setValue(dimension, -mode.value(dimension));
+    return out;
+}
+
+}  // namespace
+
+Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double budget, bool timeBudget,
                                         const StrategyContext &context,
                                         const QVector<PowerMode> &candidates,
                                         const QHash<PowerMode, SearchObservation> &measured)
@@ -26,13 +40,17 @@ Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double powe
                                ErrorKind::BadInput);
     constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
     constexpr double kNever = std::numeric_limits<double>::infinity();
+    // For a time budget, "power" below is the time that must fit and "time" the power to
+    // lower, on the mirrored grid.
     TrainingData data;
-    data.modes = candidates;
     for (const PowerMode &mode : candidates) {
         const auto it = measured.constFind(mode);
         const bool known = it != measured.cend();
-        data.powerW.append(!known ? kUnknown : it->failed ? kNever : it->powerW);
-        data.timeMs.append(!known ? kUnknown : it->failed ? kNever : it->timeMs);
+        const double power = !known ? kUnknown : it->failed ? kNever : it->powerW;
+        const double time = !known ? kUnknown : it->failed ? kNever : it->timeMs;
+        data.modes.append(timeBudget ? mirrored(mode) : mode);
+        data.powerW.append(timeBudget ? time : power);
+        data.timeMs.append(timeBudget ? power : time);
     }
     ProfilingOracle oracle(data);
     std::unique_ptr<Strategy> strategy = Strategy::create(strategyName);
@@ -40,11 +58,11 @@ Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double powe
     try {
         if (Status prepared = strategy->prepare(oracle, context); !prepared)
             return passOn<Result>(prepared);
-        const Pick pick = strategy->choose(powerBudgetW, oracle);
+        const Pick pick = strategy->choose(budget, oracle);
         if (pick.row < 0)
             return Result::failure(QStringLiteral("%1 picked no mode").arg(strategyName));
         step.answer = candidates[pick.row];
-        step.fits = data.powerW[pick.row] <= powerBudgetW;
+        step.fits = data.powerW[pick.row] <= budget;
     } catch (const ProfileNeeded &needed) {
         step.next = candidates[needed.row];
     }

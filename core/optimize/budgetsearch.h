@@ -41,7 +41,13 @@ public:
 
     // `candidates`: every mode of the device; `measured`: what this search profiled so far. A
     // mode that failed counts as drawing infinite power: it is never the answer.
-    static Expected<SearchStep> step(const QString &strategy, double powerBudgetW,
+    //
+    // A time budget (`timeBudget`: `budget` is ms per minibatch) asks for the lowest-power mode
+    // within it. The strategies are written for power budgets (power rises with every knob), so
+    // they search the mirrored grid, where every knob runs from its highest value down and time
+    // takes power's place: raising a mirrored knob lowers a clock, which costs time and saves
+    // power, just as raising a clock costs power and saves time.
+    static Expected<SearchStep> step(const QString &strategy, double budget, bool timeBudget,
                                      const StrategyContext &context,
                                      const QVector<PowerMode> &candidates,
                                      const QHash<PowerMode, SearchObservation> &measured);

@@ -54,8 +54,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
             all.append(full.mode(i));
         StrategyContext context;
         context.deviceKind = device.id();
-        const Expected<SearchStep> first =
-            BudgetSearch::step((*goal)->strategy, (*goal)->powerBudgetW, context, all, {});
+        const Expected<SearchStep> first = BudgetSearch::step(
+            (*goal)->strategy, (*goal)->budget(), (*goal)->isTimeBudget(), context, all, {});
         if (!first)
             return bad(first.error());
         if (first->next)
@@ -72,9 +72,23 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
     return modes;
 }
 
+QString SearchGoal::budgetText() const
+{
+    return isTimeBudget() ? QStringLiteral("%1 ms").arg(timeBudgetMs, 0, 'f', 1)
+                          : QStringLiteral("%1 W").arg(powerBudgetW, 0, 'f', 1);
+}
+
+QString SearchGoal::goalText() const
+{
+    return (isTimeBudget() ? QStringLiteral("the lowest-power mode within %1")
+                           : QStringLiteral("the fastest mode within %1"))
+        .arg(budgetText());
+}
+
 QString SearchGoal::modeSet() const
 {
-    return QStringLiteral("search:%1:%2").arg(strategy).arg(powerBudgetW);
+    return isTimeBudget() ? QStringLiteral("search:%1:%2ms").arg(strategy).arg(timeBudgetMs)
+                          : QStringLiteral("search:%1:%2").arg(strategy).arg(powerBudgetW);
 }
 
 Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
@@ -87,12 +101,21 @@ Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
     bool ok = parts.size() == 3;
     if (ok) {
         goal.strategy = parts[1];
-        goal.powerBudgetW = parts[2].toDouble(&ok);
+        QString budget = parts[2];
+        const bool time = budget.endsWith(QLatin1String("ms"));
+        if (time)
+            budget.chop(2);
+        else if (budget.endsWith(QLatin1Char('W')))
+            budget.chop(1);
+        const double value = budget.toDouble(&ok);
+        ok = ok && value > 0 && value < (time ? 1e7 : 1e4);
+        (time ? goal.timeBudgetMs : goal.powerBudgetW) = value;
     }
-    if (!ok || !(goal.powerBudgetW > 0 && goal.powerBudgetW < 10000))
+    if (!ok)
         return Result::badInput(InputField::Modes,
-                                QStringLiteral("'%1': expected search:STRATEGY:WATTS with a power "
-                                               "budget above 0 W, e.g. search:gmd:30")
+                                QStringLiteral("'%1': expected search:STRATEGY:WATTS or "
+                                               "search:STRATEGY:MSms with a budget above 0, e.g. "
+                                               "search:gmd:30 or search:gmd:150ms")
                                     .arg(modeSet));
     if (!BudgetSearch::strategies().contains(goal.strategy))
         return Result::badInput(

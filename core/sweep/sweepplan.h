@@ -10,13 +10,21 @@
 
 namespace ptwb {
 
-// The budget problem of a search sweep (mode set search:STRATEGY:WATTS): a strategy that asks
-// for one mode at a time (BudgetSearch) and the power budget it answers.
+// The budget problem of a search sweep (mode set search:STRATEGY:WATTS, or
+// search:STRATEGY:MSms for a time budget): a strategy that asks for one mode at a time
+// (BudgetSearch) and the budget it answers: the fastest mode within a power budget, or the
+// lowest-power one within a minibatch time budget.
 struct SearchGoal
 {
     QString strategy;  // gmd or bs
-    double powerBudgetW = 0;
+    double powerBudgetW = 0;  // 0 when the budget is a time budget
+    double timeBudgetMs = 0;
 
+    bool isTimeBudget() const { return timeBudgetMs > 0; }
+    double budget() const { return isTimeBudget() ? timeBudgetMs : powerBudgetW; }
+    QString budgetText() const;  // "30.0 W", "150.0 ms"
+    // "the fastest mode within 30.0 W", "the lowest-power mode within 150.0 ms"
+    QString goalText() const;
     QString modeSet() const;
     // nullopt for a mode set that is not a search; an error for a malformed one.
     static Expected<std::optional<SearchGoal>> of(const QString &modeSet);
@@ -45,7 +53,8 @@ struct SweepPlan
     //   grid:SPEC      a sub-grid, as ModeSpace::subGrid ("cores=even;cpu=every:2:2")
     //   als:N          adaptive: kAdaptiveStart random modes now, then active learning adds
     //                  batches (ActiveSelection) until N modes or until it converges
-    //   search:S:W     a search for the fastest mode within W watts (SearchGoal): its first
+    //   search:S:W     a search for the fastest mode within W watts (search:S:MSms: for the
+    //                  lowest-power mode within MS ms per minibatch; SearchGoal): its first
     //                  mode now, then the next one each time the last is measured
     // Errors name the mode set and say what was expected.
     static Expected<QVector<PowerMode>> selectModes(const DeviceSpec &device,

@@ -125,8 +125,8 @@ Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &rec
     }
     StrategyContext context;
     context.deviceKind = record.plan.deviceKind;
-    return BudgetSearch::step((*goal)->strategy, (*goal)->powerBudgetW, context,
-                              allModes(record.plan.deviceKind), measured);
+    return BudgetSearch::step((*goal)->strategy, (*goal)->budget(), (*goal)->isTimeBudget(),
+                              context, allModes(record.plan.deviceKind), measured);
 }
 
 const QStringList &SweepSetup::builtinWorkloads()

@@ -146,6 +146,28 @@ private Q_SLOTS:
                  answer.value(QLatin1String("profiled")).toInt());
     }
 
+    void aTimeBudgetFindsALowPowerModeWithinIt()
+    {
+        const QString db = fresh(QStringLiteral("time.sqlite"));
+        QStringList arguments =
+            searchArguments(db, QStringLiteral("gmd"), 30,
+                            {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim"))});
+        arguments[arguments.indexOf(QStringLiteral("--power-budget"))] =
+            QStringLiteral("--time-budget");
+        arguments[arguments.indexOf(QStringLiteral("30"))] = QStringLiteral("150");
+        const CliResult r = runCli(arguments, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject answer = lastObject(r.out);
+        QCOMPARE(answer.value(QLatin1String("time_budget_ms")).toDouble(), 150.0);
+        QVERIFY(answer.value(QLatin1String("fits")).toBool());
+        QVERIFY2(answer.value(QLatin1String("time_ms")).toDouble() <= 150,
+                 qPrintable(QJsonDocument(answer).toJson()));
+        // Below MAXN's power: the point of a time budget.
+        QVERIFY(answer.value(QLatin1String("power_w")).toDouble() < 40);
+        const Stored s = storedIn(db);
+        QCOMPARE(s.measurements, s.distinctModes);
+    }
+
     void aDroppedConnectionDoesNotProfileAModeTwice()
     {
         const QString db = fresh(QStringLiteral("drop.sqlite"));

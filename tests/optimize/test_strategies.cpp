@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace ptwb;
 
@@ -113,7 +114,7 @@ private Q_SLOTS:
                 std::optional<SearchStep> last;
                 for (int steps = 0; steps <= grid.size(); ++steps) {
                     Expected<SearchStep> step =
-                        BudgetSearch::step(name, budget, context, grid.modes, measured);
+                        BudgetSearch::step(name, budget, false, context, grid.modes, measured);
                     QVERIFY2(step.ok(), qPrintable(step.error()));
                     last = *step;
                     if (!step->next)
@@ -134,7 +135,7 @@ private Q_SLOTS:
         std::optional<PowerMode> refused;
         for (int steps = 0; steps <= grid.size(); ++steps) {
             Expected<SearchStep> step =
-                BudgetSearch::step(QStringLiteral("gmd"), 30, context, grid.modes, measured);
+                BudgetSearch::step(QStringLiteral("gmd"), 30, false, context, grid.modes, measured);
             QVERIFY(step.ok());
             if (!step->next) {
                 QVERIFY(step->fits);
@@ -148,7 +149,41 @@ private Q_SLOTS:
             measured.insert(*step->next, {grid.powerW[row], grid.timeMs[row], refuse});
         }
         QVERIFY(refused);
-        QVERIFY(!BudgetSearch::step(QStringLiteral("optimal"), 30, context, grid.modes, {}).ok());
+
+        // A time budget: the lowest-power mode within it, on the mirrored grid.
+        for (const QString &name : BudgetSearch::strategies()) {
+            for (double budgetMs : {150.0, 250.0, 400.0}) {  // 116..500 ms here
+                QHash<PowerMode, SearchObservation> seen;
+                std::optional<SearchStep> last;
+                for (int steps = 0; steps <= grid.size(); ++steps) {
+                    Expected<SearchStep> step =
+                        BudgetSearch::step(name, budgetMs, true, context, grid.modes, seen);
+                    QVERIFY2(step.ok(), qPrintable(step.error()));
+                    last = *step;
+                    if (!step->next)
+                        break;
+                    QVERIFY(!seen.contains(*step->next));
+                    const int row = int(grid.modes.indexOf(*step->next));
+                    seen.insert(*step->next, {grid.powerW[row], grid.timeMs[row], false});
+                }
+                QVERIFY(last && !last->next && last->fits);
+                const int row = int(grid.modes.indexOf(last->answer));
+                QVERIFY(grid.timeMs[row] <= budgetMs);
+                double lowest = std::numeric_limits<double>::infinity();
+                for (int i = 0; i < grid.size(); ++i)
+                    if (grid.timeMs[i] <= budgetMs)
+                        lowest = std::min(lowest, grid.powerW[i]);
+                // Within a fifth of the least power that meets the budget.
+                QVERIFY2(grid.powerW[row] <= 1.2 * lowest,
+                         qPrintable(QStringLiteral("%1 at %2 ms: %3 W, lowest %4 W")
+                                        .arg(name)
+                                        .arg(budgetMs)
+                                        .arg(grid.powerW[row])
+                                        .arg(lowest)));
+            }
+        }
+        QVERIFY(!BudgetSearch::step(QStringLiteral("optimal"), 30, false, context, grid.modes, {})
+                     .ok());
     }
 
     void searchesProfileEachModeOnceAndAnswerAPartialSweep()
