@@ -127,6 +127,7 @@ AccuracyStudyDialog::AccuracyStudyDialog(QWidget *parent)
     m_table->setAlternatingRowColors(true);
     m_table->setUniformRowHeights(true);
     m_table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->header()->setStretchLastSection(false);
 
     auto *form = new QGroupBox(tr("Study"), this);
     auto *grid = new QGridLayout(form);

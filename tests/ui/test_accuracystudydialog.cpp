@@ -90,6 +90,10 @@ private Q_SLOTS:
             QCOMPARE(study->powerChart()->medians(method), power);
         }
 
+        // For looking at the dialog by eye (docs screenshots): PTWB_STUDY_RENDER=FILE.png.
+        if (const QString render = qEnvironmentVariable("PTWB_STUDY_RENDER"); !render.isEmpty())
+            QVERIFY(study->grab().save(render));
+
         const QString csvPath = dir.filePath(QStringLiteral("accuracy.csv"));
         QSignalSpy exported(study, &AccuracyStudyDialog::exported);
         study->exportCsv(csvPath);
