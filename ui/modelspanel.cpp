@@ -1,5 +1,6 @@
 #include "modelspanel.h"
 
+#include "accuracystudydialog.h"
 #include "fitplot.h"
 #include "jobprogress.h"
 #include "lossplot.h"
@@ -84,6 +85,8 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     , m_trainAction(new QAction(tr("Train reference model"), this))
     , m_transferAction(new QAction(tr("Transfer"), this))
     , m_cancelAction(new QAction(tr("Cancel training"), this))
+    , m_studyButton(new QPushButton(tr("Accuracy &study…"), this))
+    , m_studyAction(new QAction(tr("Accuracy study"), this))
     , m_tasks(new BackgroundTasks(this))
     , m_job(m_progress, m_cancelButton, m_status)
 {
@@ -118,6 +121,10 @@ ModelsPanel::ModelsPanel(QWidget *parent)
                   &ModelsPanel::transfer);
     addViewAction(this, m_cancelAction, m_cancelButton, QKeySequence(Qt::Key_Escape),
                   tr("Stop the training; nothing is stored (Esc)"), &ModelsPanel::cancel);
+    addViewAction(this, m_studyAction, m_studyButton, QKeySequence(tr("Ctrl+Shift+B")),
+                  tr("How accurate PT and NN are against the number of profiled modes, on two "
+                     "stored workloads: the paper's study (Ctrl+Shift+B)"),
+                  &ModelsPanel::openAccuracyStudy);
 
     m_progress->setToolTip(tr("Epochs done over both models and every ensemble member"));
     m_fitSummary->setWordWrap(true);
@@ -146,7 +153,8 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     grid->addWidget(m_crossDevice, 2, 1, 1, 4);
     grid->addWidget(m_progress, 3, 0, 1, 4);
     grid->addWidget(m_cancelButton, 3, 4);
-    grid->addWidget(m_status, 4, 0, 1, 5);
+    grid->addWidget(m_status, 4, 0, 1, 4);
+    grid->addWidget(m_studyButton, 4, 4);
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(3, 1);
 
@@ -197,6 +205,24 @@ void ModelsPanel::setDatabasePath(const QString &path)
 {
     m_path = path;
     reload();
+    if (m_study)
+        m_study->setDatabasePath(path);
+}
+
+void ModelsPanel::openAccuracyStudy()
+{
+    if (m_path.isEmpty())
+        return;
+    if (!m_study) {
+        m_study = new AccuracyStudyDialog(this);
+        m_study->setDeviceKind(m_kind);
+        m_study->setDatabasePath(m_path);
+    } else if (!m_study->isRunning()) {
+        m_study->reload();  // workloads imported since
+    }
+    m_study->show();
+    m_study->raise();
+    m_study->activateWindow();
 }
 
 void ModelsPanel::setDeviceKind(const QString &kind)

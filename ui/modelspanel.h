@@ -27,6 +27,7 @@ struct StoredFit;
 
 namespace ptwb::ui {
 
+class AccuracyStudyDialog;
 class FitPlot;
 class LossPlot;
 
@@ -61,12 +62,16 @@ public:
     LossPlot *powerLoss() const { return m_powerLoss; }
     FitPlot *timeFit() const { return m_timeFit; }
     FitPlot *powerFit() const { return m_powerFit; }
+    // The accuracy study's dialog once opened, else null.
+    AccuracyStudyDialog *accuracyStudy() const { return m_study; }
 
 public Q_SLOTS:
     void reload();
     void trainReference();
     void transfer();
     void cancel();
+    // Opens (or raises) the accuracy-vs-profiled-modes study on this store.
+    void openAccuracyStudy();
 
 Q_SIGNALS:
     void modelSaved(qint64 id, const QString &workload);
@@ -117,6 +122,9 @@ private:
     QAction *m_trainAction;
     QAction *m_transferAction;
     QAction *m_cancelAction;
+    QPushButton *m_studyButton;
+    QAction *m_studyAction;
+    AccuracyStudyDialog *m_study = nullptr;
 
     BackgroundTasks *m_tasks;
     JobProgress m_job;

@@ -1,5 +1,6 @@
 #include "benchcommand.h"
 
+#include "accuracystudy.h"
 #include "optimize/paretofront.h"
 #include "predict/accuracybench.h"
 #include "store/importer.h"
@@ -21,13 +22,6 @@
 namespace ptwb::cli {
 
 namespace {
-
-QJsonObject quartiles(const Quartiles &q)
-{
-    return {{QStringLiteral("median"), q.median},
-            {QStringLiteral("q1"), q.q1},
-            {QStringLiteral("q3"), q.q3}};
-}
 
 struct Workloads
 {
@@ -84,6 +78,15 @@ void BenchCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("target"),
                       QStringLiteral("Target workload measurements (PowerTrain CSV)."),
                       QStringLiteral("TGT.csv")});
+    parser.addOption(dbOption());
+    parser.addOption({QStringLiteral("reference-workload"),
+                      QStringLiteral("accuracy: the reference, a workload of the database "
+                                     "(instead of --reference)."),
+                      QStringLiteral("NAME")});
+    parser.addOption({QStringLiteral("target-workload"),
+                      QStringLiteral("accuracy: the target, a workload of the database (instead "
+                                     "of --target)."),
+                      QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("samples"),
                       QStringLiteral("Profiled target modes per repeat (default "
                                      "10,20,30,50,100)."),
@@ -162,14 +165,6 @@ int BenchCommand::runImport(const QCommandLineParser &parser, Output &output) co
 
 int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) const
 {
-    int exitCode = kExitOk;
-    const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
-    if (!read)
-        return exitCode;
-    const DeviceKinds kinds = deviceKinds(parser);
-    const TrainingData &reference = read->reference;
-    const TrainingData &target = read->target;
-
     AccuracyBenchOptions options;
     options.samples.clear();
     for (const QString &item : parser.value(QStringLiteral("samples")).split(QLatin1Char(','))) {
@@ -189,14 +184,9 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
     options.methods = parser.value(QStringLiteral("methods")).split(QLatin1Char(','));
     options.configs = parser.value(QStringLiteral("configs")).split(QLatin1Char(','));
 
-    AccuracyBench bench(reference, target, kinds.target, options);
-    bench.setReferenceKind(kinds.reference);
-    if (kinds.reference != kinds.target) {
-        output.err() << QStringLiteral("across devices: reference measured on %1, target on %2")
-                            .arg(kinds.reference, kinds.target)
-                     << Qt::endl;
-    }
-    if (!output.json()) {
+    const auto header = [&output] {
+        if (output.json())
+            return;
         output.line(QStringLiteral("%1 %2 %3  %4  %5  %6")
                         .arg(QStringLiteral("method"), -12)
                         .arg(QStringLiteral("samples"), 7)
@@ -204,16 +194,10 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
                         .arg(QStringLiteral("time MAPE % median [q1 q3]"), -28)
                         .arg(QStringLiteral("power MAPE % median [q1 q3]"), -28)
                         .arg(QStringLiteral("s/model")));
-    }
+    };
     const auto rowDone = [&output](const AccuracyRow &row) {
         if (output.json()) {
-            output.object({{QStringLiteral("method"), row.method},
-                           {QStringLiteral("config"), row.config},
-                           {QStringLiteral("samples"), row.samples},
-                           {QStringLiteral("repeats"), row.repeats},
-                           {QStringLiteral("time_mape"), quartiles(row.timeMape)},
-                           {QStringLiteral("power_mape"), quartiles(row.powerMape)},
-                           {QStringLiteral("seconds"), row.seconds}});
+            output.object(workflows::accuracyRowJson(row));
             return;
         }
         const auto text = [](const Quartiles &q) {
@@ -231,6 +215,38 @@ int BenchCommand::runAccuracy(const QCommandLineParser &parser, Output &output) 
                         .arg(row.seconds, 0, 'f', 3));
     };
     const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
+
+    if (parser.isSet(QStringLiteral("reference-workload")) ||
+        parser.isSet(QStringLiteral("target-workload"))) {
+        header();
+        const Expected<QVector<AccuracyRow>> rows = workflows::runAccuracyStudy(
+            {dbPath(parser), parser.value(QStringLiteral("reference-workload")), QString(),
+             parser.value(QStringLiteral("target-workload")), QString(), options},
+            {{}, {}, rowDone, log});
+        if (rows)
+            return kExitOk;
+        // The stored workloads have options of their own (optionFor names the files').
+        const QString option = rows.field() == InputField::Reference
+            ? QStringLiteral("--reference-workload: ")
+            : rows.field() == InputField::Workload ? QStringLiteral("--target-workload: ")
+                                                   : QString();
+        return option.isEmpty() ? output.fail(rows)
+                                : output.fail(option + rows.error(), rows.errorKind());
+    }
+
+    int exitCode = kExitOk;
+    const std::optional<Workloads> read = readWorkloads(parser, output, &exitCode);
+    if (!read)
+        return exitCode;
+    const DeviceKinds kinds = deviceKinds(parser);
+    AccuracyBench bench(read->reference, read->target, kinds.target, options);
+    bench.setReferenceKind(kinds.reference);
+    if (kinds.reference != kinds.target) {
+        output.err() << QStringLiteral("across devices: reference measured on %1, target on %2")
+                            .arg(kinds.reference, kinds.target)
+                     << Qt::endl;
+    }
+    header();
     const Expected<QVector<AccuracyRow>> rows = bench.run(rowDone, log);
     if (!rows)
         return output.fail(rows);

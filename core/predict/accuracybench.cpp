@@ -45,6 +45,15 @@ Status AccuracyBench::validate() const
     return {};
 }
 
+int AccuracyBench::steps() const
+{
+    const int references =
+        m_options.methods.contains(QStringLiteral("pt")) ? int(m_options.configs.size()) : 0;
+    return references +
+        int(m_options.samples.size() * m_options.configs.size() * m_options.methods.size()) *
+        m_options.repeats;
+}
+
 Expected<QVector<AccuracyRow>>
 AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                    const std::function<void(const QString &)> &log,
@@ -54,6 +63,22 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
     if (Status status = validate(); !status)
         return passOn<Result>(status);
     const TrainingCallbacks callbacks {{}, cancelled};
+    const int total = steps();
+    int done = 0;
+    const auto stepDone = [&] {
+        ++done;
+        if (m_progress)
+            m_progress(done, total);
+    };
+    const auto isCancelled = [&cancelled] { return cancelled && cancelled(); };
+    const auto train = [this, &callbacks](const QString &kind, const QString &workload,
+                                          const TrainingData &data, const QString &method,
+                                          const QString &config, quint64 seed) {
+        const auto custom = m_options.configOverrides.constFind(config);
+        return custom == m_options.configOverrides.cend()
+            ? PowerModel::train(kind, kind, workload, data, method, config, seed, callbacks)
+            : PowerModel::train(kind, kind, workload, data, method, *custom, seed, callbacks);
+    };
 
     // One reference model per configuration, used by every PT repeat.
     QHash<QString, std::shared_ptr<PowerModel>> references;
@@ -62,12 +87,13 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
             QElapsedTimer timer;
             timer.start();
             const QString &referenceKind = m_referenceKind;
-            Expected<PowerModel> reference = PowerModel::train(
-                referenceKind, referenceKind, QStringLiteral("reference"), m_reference,
-                QStringLiteral("reference"), config, m_options.seed, callbacks);
+            Expected<PowerModel> reference =
+                train(referenceKind, QStringLiteral("reference"), m_reference,
+                      QStringLiteral("reference"), config, m_options.seed);
             if (!reference)
                 return passOn<Result>(reference);
             references.insert(config, std::make_shared<PowerModel>(std::move(reference).value()));
+            stepDone();
             if (log) {
                 log(QStringLiteral("reference model (%1 configuration, %2 %3 modes, time and "
                                    "power): %4 s")
@@ -87,6 +113,8 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                 QVector<double> powerErrors;
                 double seconds = 0;
                 for (int repeat = 0; repeat < m_options.repeats; ++repeat) {
+                    if (isCancelled())
+                        return Result::failure(QStringLiteral("accuracy benchmark cancelled"));
                     // The same draw for every method and configuration of this repeat.
                     std::mt19937_64 rng(m_options.seed * 1000003 + repeat * 7919 + samples);
                     QVector<int> order(m_target.size());
@@ -102,9 +130,8 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                         ? references.value(config)->transfer(m_deviceKind, m_deviceKind,
                                                              QStringLiteral("target"), profiled,
                                                              seed, true, callbacks)
-                        : PowerModel::train(m_deviceKind, m_deviceKind, QStringLiteral("target"),
-                                            profiled, QStringLiteral("nn"), config, seed,
-                                            callbacks);
+                        : train(m_deviceKind, QStringLiteral("target"), profiled,
+                                QStringLiteral("nn"), config, seed);
                     if (!model)
                         return passOn<Result>(model);
                     seconds += timer.nsecsElapsed() / 1e9;
@@ -113,6 +140,7 @@ AccuracyBench::run(const std::function<void(const AccuracyRow &)> &rowDone,
                         meanAbsolutePercentageError(predicted.timeMs, validation.timeMs));
                     powerErrors.append(
                         meanAbsolutePercentageError(predicted.powerW, validation.powerW));
+                    stepDone();
                 }
                 AccuracyRow row;
                 row.method = config == QLatin1String("default")

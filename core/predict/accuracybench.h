@@ -1,8 +1,10 @@
 #pragma once
 
 #include "predict/powermodel.h"
+#include "predict/regressor.h"
 #include "util/quartiles.h"
 
+#include <QHash>
 #include <QStringList>
 
 namespace ptwb {
@@ -25,6 +27,8 @@ struct AccuracyBenchOptions
     QStringList methods {QStringLiteral("nn"), QStringLiteral("pt")};
     QStringList configs {QStringLiteral("default"), QStringLiteral("baseline")};
     quint64 seed = 0;
+    // Regressor configurations used instead of the named ones (tests: small, fast ones).
+    QHash<QString, predict::RegressorConfig> configOverrides;
 };
 
 // The accuracy benchmark of `ptwb bench accuracy` (docs/prediction.md, docs/benchmarks.md): a
@@ -41,9 +45,17 @@ public:
     // The device kind the reference workload was measured on, when it is not the target's: PT
     // then transfers across devices (NN, trained on the target alone, is unchanged).
     void setReferenceKind(QString kind) { m_referenceKind = std::move(kind); }
+    // After each reference model and each repeat: `done` of `total` steps (reference models
+    // plus sample sizes x configurations x methods x repeats).
+    void setProgress(std::function<void(int done, int total)> progress)
+    {
+        m_progress = std::move(progress);
+    }
+    int steps() const;
 
     Status validate() const;
-    // Calls `rowDone` as each row completes; `log` receives one line per reference model.
+    // Calls `rowDone` as each row completes; `log` receives one line per reference model. A
+    // cancelled run fails with a message saying so; the rows reported before are complete.
     Expected<QVector<AccuracyRow>> run(const std::function<void(const AccuracyRow &)> &rowDone,
                                        const std::function<void(const QString &)> &log,
                                        const std::function<bool()> &cancelled = {}) const;
@@ -54,6 +66,7 @@ private:
     QString m_deviceKind;
     QString m_referenceKind;  // the target's unless set
     AccuracyBenchOptions m_options;
+    std::function<void(int, int)> m_progress;
 };
 
 }  // namespace ptwb

@@ -1,5 +1,6 @@
 #include "clirunner.h"
 #include "predict/synthetic.h"
+#include "predict/syntheticstore.h"
 #include "rawruntree.h"
 #include "shareddata.h"
 #include "store/measurementcsv.h"
@@ -512,6 +513,47 @@ private Q_SLOTS:
                                 "4,1036800,318750000,2133000000,400.0,15.0,6.0,observed\n"
                                 "8,1651200,522750000,3199000000,150.0,30.0,4.5,observed\n"
                                 "12,2201600,1300500000,3199000000,100.0,40.0,4.0,observed\n"));
+    }
+
+    // bench accuracy on two workloads of a database (the Models view's study) prints the rows
+    // with the keys of the file form; an unknown workload names its option.
+    void benchAccuracyOnStoredWorkloads()
+    {
+        QTemporaryDir dir;
+        const QString db = makeSyntheticStore(dir, 60);
+        QVERIFY(!db.isEmpty());
+        const QStringList bench {QStringLiteral("bench"),
+                                 QStringLiteral("accuracy"),
+                                 QStringLiteral("--db"),
+                                 db,
+                                 QStringLiteral("--reference-workload"),
+                                 QStringLiteral("resnet"),
+                                 QStringLiteral("--samples"),
+                                 QStringLiteral("10"),
+                                 QStringLiteral("--repeats"),
+                                 QStringLiteral("1"),
+                                 QStringLiteral("--methods"),
+                                 QStringLiteral("nn"),
+                                 QStringLiteral("--configs"),
+                                 QStringLiteral("default"),
+                                 QStringLiteral("--json")};
+        const CliResult stored = runCli(
+            bench + QStringList {QStringLiteral("--target-workload"), QStringLiteral("mobilenet")});
+        QCOMPARE(stored.exitCode, 0);
+        const QStringList lines = stored.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1);
+        const QJsonObject row = QJsonDocument::fromJson(lines.first().toUtf8()).object();
+        QCOMPARE(row.keys(),
+                 (QStringList {"config", "method", "power_mape", "repeats", "samples", "seconds",
+                               "time_mape"}));
+        QCOMPARE(row.value("method").toString(), QStringLiteral("nn"));
+        QCOMPARE(row.value("samples").toInt(), 10);
+
+        const CliResult unknown = runCli(
+            bench + QStringList {QStringLiteral("--target-workload"), QStringLiteral("nothing")});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.startsWith(QStringLiteral("--target-workload: ")),
+                 qPrintable(unknown.err));
     }
 
     // The published cross-device experiments from files: an AGX Orin reference, an Orin Nano
