@@ -4,6 +4,7 @@
 #include "devicesearch.h"
 #include "optimize/gridsearches.h"
 #include "store/store.h"
+#include "util/printable.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -135,7 +136,7 @@ void DeviceSearchBar::onItemRecorded(const SweepItem &item, const Measurement &m
               .arg(item.mode.toShort())
               .arg(measurement.powerW, 0, 'f', 1)
               .arg(measurement.timeMs, 0, 'f', 1)
-        : tr("%1 could not be measured (%2)").arg(item.mode.toShort(), item.reason);
+        : tr("%1 could not be measured (%2)").arg(item.mode.toShort(), printable(item.reason));
     m_status->setText(tr("Searching %1 with %2 within %3: step %4, %5")
                           .arg(m_session->device().name, m_goal.strategy, m_goal.budgetText())
                           .arg(m_steps)

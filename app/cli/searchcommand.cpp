@@ -6,6 +6,7 @@
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
+#include "util/printable.h"
 
 namespace ptwb::cli {
 
@@ -108,15 +109,18 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
     workflows::SweepRequest sweep = *run;
     sweep.resume = true;
     sweep.resumeSweepId = *planned;
-    int step = 0;
+    // Steps count from the search's start, across resumes.
+    const Expected<SweepRecord> before = SweepStore(**store).load(*planned);
+    int step = before ? int(before->items.size()) - before->count(SweepItem::State::Pending) : 0;
     const auto recorded = [&output, &step](const SweepItem &item, const Measurement &measured) {
         ++step;
         output.err() << QStringLiteral("step %1: %2")
                             .arg(step)
                             .arg(item.state == SweepItem::State::Done
                                      ? describe(item.mode, measured)
+                                     // The device's words: no control characters on a terminal.
                                      : QStringLiteral("%1 failed: %2")
-                                           .arg(item.mode.toCanonical(), item.reason))
+                                           .arg(item.mode.toCanonical(), printable(item.reason)))
                      << Qt::endl;
     };
     const Expected<SweepOutcome> outcome =

@@ -2,6 +2,7 @@
 
 #include "optimize/modegrid.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ptwb {

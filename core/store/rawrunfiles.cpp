@@ -1,5 +1,7 @@
 #include "store/rawrunfiles.h"
 
+#include "util/printable.h"
+
 #include <QRegularExpression>
 
 #include <cmath>
@@ -106,16 +108,6 @@ qint64 keyValue(const QString &line, const QString &key)
 }
 
 }  // namespace
-
-QString printable(const QString &text, int maxChars)
-{
-    QString out = text.left(maxChars);
-    for (QChar &c : out) {
-        if (!c.isPrint())
-            c = QLatin1Char('?');
-    }
-    return out;
-}
 
 QList<QByteArray> splitCsvLine(const QByteArray &line)
 {

@@ -54,9 +54,6 @@ struct PowerSample
 };
 Expected<QVector<PowerSample>> parseTegrastats(const QByteArray &data, const QString &fileName);
 
-// A device's text fit to show or quote: at most `maxChars`, control characters replaced by '?'.
-QString printable(const QString &text, int maxChars = 200);
-
 // Splits one CSV line; double-quoted fields may hold commas and "" for a quote.
 QList<QByteArray> splitCsvLine(const QByteArray &line);
 
