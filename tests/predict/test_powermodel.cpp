@@ -107,10 +107,9 @@ private Q_SLOTS:
                 top.modes.append(target.modes[i]);
         }
         QVERIFY(low.size() >= 40 && top.size() >= 10);
-        Expected<PowerModel> lowOnly =
-            reference.transfer(QStringLiteral("lab"), QStringLiteral("orin-agx"),
-                               QStringLiteral("mobilenet"), target.subset(low.mid(0, 40)), 2,
-                               false);
+        Expected<PowerModel> lowOnly = reference.transfer(
+            QStringLiteral("lab"), QStringLiteral("orin-agx"), QStringLiteral("mobilenet"),
+            target.subset(low.mid(0, 40)), 2, false);
         QVERIFY2(lowOnly.ok(), qPrintable(lowOnly.error()));
         const ModePredictions far = lowOnly->predict(top.modes);
         int within = 0;
