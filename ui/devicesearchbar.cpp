@@ -3,6 +3,7 @@
 #include "backgroundtasks.h"
 #include "devicesearch.h"
 #include "optimize/gridsearches.h"
+#include "optimize/transfersearch.h"
 #include "store/store.h"
 #include "util/printable.h"
 
@@ -13,6 +14,20 @@
 #include <QPushButton>
 
 namespace ptwb::ui {
+
+namespace {
+
+// The most modes a search profiles (0: no fixed cap; bs takes about log2 of the space).
+int mostProfiles(const SearchGoal &goal)
+{
+    if (goal.strategy == QLatin1String("gmd"))
+        return GradientDescentStrategy::kMaxProfiles;
+    if (goal.strategy == QLatin1String("pts"))
+        return TransferSearchStrategy::kShared + TransferSearchStrategy::kMaxOwn;
+    return 0;
+}
+
+}  // namespace
 
 DeviceSearchBar::DeviceSearchBar(QWidget *parent)
     : QWidget(parent)
@@ -75,8 +90,7 @@ void DeviceSearchBar::start(const QString &workload, const QString &deviceName,
     m_goal = goal;
     m_steps = 0;
     m_cancelRequested = false;
-    const bool gmd = goal.strategy == QLatin1String("gmd");
-    m_progress->setRange(0, gmd ? GradientDescentStrategy::kMaxProfiles : 0);  // bs: busy
+    m_progress->setRange(0, mostProfiles(goal));  // 0: busy
     m_progress->setValue(0);
     m_status->setText(tr("Searching %1 with %2 for %3: profiling the first mode…")
                           .arg(m_session->device().name, goal.strategy, goal.goalText()));
@@ -96,8 +110,7 @@ void DeviceSearchBar::askToStart(const QString &workload, const QString &deviceN
 {
     if (isRunning() || m_confirm)
         return;
-    const int most =
-        goal.strategy == QLatin1String("gmd") ? GradientDescentStrategy::kMaxProfiles : 0;
+    const int most = mostProfiles(goal);
     m_confirm = new QMessageBox(
         QMessageBox::Question, tr("Find a mode on the device"),
         tr("Search %1 for %2?\n\n%3 profiles one mode after another%4, running %5 in each, "

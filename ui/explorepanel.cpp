@@ -231,10 +231,32 @@ void ExplorePanel::loadSpace(const QString &workload)
             return std::make_shared<const TradeoffSpace>(std::move(loaded).value());
         },
         [this](const Expected<std::shared_ptr<const TradeoffSpace>> &space) {
-            if (!space)
+            if (!space) {
                 Q_EMIT failed(space.error());
-            else
-                setSpace(*space);
+                return;
+            }
+            setSpace(*space);
+            m_referenceModelId = 0;
+            if ((*space)->modelId() > 0)
+                loadReference((*space)->modelId());
+        });
+}
+
+// The reference a transferred model came from: Find on device then runs pts with it.
+void ExplorePanel::loadReference(qint64 modelId)
+{
+    m_tasks->run(
+        QStringLiteral("reference"),
+        [path = m_dbPath, modelId](const TaskContext &) -> qint64 {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return 0;
+            const Expected<ModelRecord> model = (*store)->model(modelId);
+            return model ? model->referenceModelId : 0;
+        },
+        [this, modelId](qint64 reference) {
+            if (m_space && m_space->modelId() == modelId)
+                m_referenceModelId = reference;
         });
 }
 
@@ -422,10 +444,19 @@ void ExplorePanel::askToFind()
 {
     if (!m_find->isEnabled() || !m_space)
         return;
-    m_search->askToStart(m_space->workload(), m_space->device(),
-                         m_budgets->budget().kind == Budget::Kind::Power
-                             ? SearchGoal {QStringLiteral("gmd"), m_budgets->powerBudgetW(), 0}
-                             : SearchGoal {QStringLiteral("gmd"), 0, m_budgets->timeBudgetMs()});
+    // pts when the view shows a transferred model (its reference steers the search) and the
+    // budget is a power budget; gmd otherwise.
+    SearchGoal goal {QStringLiteral("gmd"), 0, 0, 0};
+    if (m_budgets->budget().kind == Budget::Kind::Time) {
+        goal.timeBudgetMs = m_budgets->timeBudgetMs();
+    } else {
+        goal.powerBudgetW = m_budgets->powerBudgetW();
+        if (m_referenceModelId > 0) {
+            goal.strategy = QStringLiteral("pts");
+            goal.referenceModelId = m_referenceModelId;
+        }
+    }
+    m_search->askToStart(m_space->workload(), m_space->device(), goal);
 }
 
 void ExplorePanel::showFound(const PowerMode &mode, const QString &summary)

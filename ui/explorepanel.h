@@ -89,6 +89,7 @@ private:
     // Find on device: the search for the power budget on the sliders (DeviceSearchBar).
     void askToFind();
     void showFound(const PowerMode &mode, const QString &summary);
+    void loadReference(qint64 modelId);
     QString tooltipFor(int index) const;
 
     BackgroundTasks *m_tasks;
@@ -102,6 +103,7 @@ private:
     // A mode a search found, selected once the reload that shows its measurement arrives.
     std::optional<PowerMode> m_found;
     QString m_foundSummary;
+    qint64 m_referenceModelId = 0;  // of the shown model, when it was transferred
     QString m_dbPath;
     QString m_kind = QStringLiteral("orin-agx");
     std::shared_ptr<const TradeoffSpace> m_space;

@@ -28,8 +28,17 @@ Expected<qint64> planSearch(Store &store, const SearchRequest &request,
             return Result::badInput(InputField::Budgets,
                                     QStringLiteral("expected one budget: a power budget above 0 "
                                                    "W or a time budget above 0 ms"));
-        sweep.modeSet =
-            SearchGoal {request.strategy, request.powerBudgetW, request.timeBudgetMs}.modeSet();
+        SearchGoal goal {request.strategy, request.powerBudgetW, request.timeBudgetMs, 0};
+        if (request.strategy == QLatin1String("pts")) {
+            if (devices.isEmpty())
+                return Result::badInput(InputField::Target, QStringLiteral("no device"));
+            const Expected<qint64> reference =
+                searchReference(store, request, devices.first().kind);
+            if (!reference)
+                return reference;
+            goal.referenceModelId = *reference;
+        }
+        sweep.modeSet = goal.modeSet();
     }
     const Expected<qint64> planned = planSweep(store, sweep, devices);
     if (!planned || !request.resume)
@@ -46,6 +55,35 @@ Expected<qint64> planSearch(Store &store, const SearchRequest &request,
                                     .arg(*planned)
                                     .arg(record->plan.modeSet));
     return planned;
+}
+
+Expected<qint64> searchReference(Store &store, const SearchRequest &request, const QString &kind)
+{
+    using Result = Expected<qint64>;
+    if (request.transferredModelId > 0) {
+        const Expected<ModelRecord> model = store.model(request.transferredModelId);
+        if (!model)
+            return passOn<Result>(model);
+        if (model->referenceModelId <= 0)
+            return Result::badInput(InputField::Reference,
+                                    QStringLiteral("model %1 of '%2' was not transferred from a "
+                                                   "reference")
+                                        .arg(model->id)
+                                        .arg(model->workload));
+        return model->referenceModelId;
+    }
+    if (request.referenceWorkload.isEmpty())
+        return Result::badInput(InputField::Reference,
+                                QStringLiteral("pts transfers a reference model: name the "
+                                               "reference workload"));
+    const Expected<ModelRecord> model =
+        store.latestModel(kind, request.referenceWorkload, QStringLiteral("reference"));
+    if (!model)
+        return Result::badInput(InputField::Reference,
+                                QStringLiteral("no reference model of '%1' on %2 (train one "
+                                               "first): %3")
+                                    .arg(request.referenceWorkload, kind, model.error()));
+    return model->id;
 }
 
 Expected<SearchOutcome> searchOutcome(Store &store, qint64 sweepId)

@@ -26,12 +26,17 @@ struct SearchRequest
     double timeBudgetMs = 0;
     int minibatches = 40;
     std::optional<WorkloadSpec> run;  // empty: the built-in workload of the same name
+    // pts: the reference it transfers, by workload (its newest reference model on the device's
+    // kind) or by the transferred model whose reference it is (the window's shown model).
+    QString referenceWorkload;
+    qint64 transferredModelId = 0;
     QString deviceName;  // empty: the device's own
     bool resume = false;  // go on with the newest search of the workload on the device
 };
 
-// Checks the request (BadInput names Strategies, Budgets, ...) and stores the search's plan, or
-// finds the search to resume (BadInput when the newest sweep is not a search). Returns its id.
+// Checks the request (BadInput names Strategies, Budgets, Reference, ...) and stores the
+// search's plan, or finds the search to resume (BadInput when the newest sweep is not a search).
+// Returns its id.
 Expected<qint64> planSearch(Store &store, const SearchRequest &request,
                             const QVector<DeviceEndpoint> &devices);
 
@@ -46,5 +51,9 @@ struct SearchOutcome
 
 // The answer of a finished search; Failed (saying so) while it still has modes to profile.
 Expected<SearchOutcome> searchOutcome(Store &store, qint64 sweepId);
+
+// The reference model pts transfers for `request` on a device of `kind`: BadInput (Reference)
+// when there is none.
+Expected<qint64> searchReference(Store &store, const SearchRequest &request, const QString &kind);
 
 }  // namespace ptwb::workflows

@@ -32,7 +32,8 @@ void SearchCommand::addOptions(QCommandLineParser &parser) const
                                       "budget)."));
     parser.addOption({QStringLiteral("strategy"),
                       QStringLiteral("gmd (the Fulcrum study's gradient descent, at most 15 "
-                                     "modes) or bs (its binary search, about 11)."),
+                                     "modes), bs (its binary search, about 11) or pts (PowerTrain "
+                                     "verifying its pick, at most 15; needs --reference)."),
                       QStringLiteral("NAME"), QStringLiteral("gmd")});
     parser.addOption({QStringLiteral("power-budget"),
                       QStringLiteral("Watts the chosen mode may draw: the fastest such mode."),
@@ -41,6 +42,10 @@ void SearchCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Milliseconds per minibatch the chosen mode may take: the "
                                      "lowest-power such mode."),
                       QStringLiteral("MS")});
+    parser.addOption({QStringLiteral("reference"),
+                      QStringLiteral("For pts: the workload whose newest reference model it "
+                                     "transfers (ptwb train --workload NAME)."),
+                      QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("apply"),
                       QStringLiteral("Apply the mode found, with the device-side revert "
                                      "(as ptwb apply).")});
@@ -84,6 +89,7 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
     request.resume = resume;
     if (!resume) {
         request.strategy = parser.value(QStringLiteral("strategy"));
+        request.referenceWorkload = parser.value(QStringLiteral("reference"));
         if (hasPower) {
             request.powerBudgetW = parser.value(QStringLiteral("power-budget")).toDouble(&ok);
             if (!ok || request.powerBudgetW <= 0)

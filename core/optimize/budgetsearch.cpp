@@ -7,7 +7,8 @@ namespace ptwb {
 
 const QStringList &BudgetSearch::strategies()
 {
-    static const QStringList names {QStringLiteral("gmd"), QStringLiteral("bs")};
+    static const QStringList names {QStringLiteral("gmd"), QStringLiteral("bs"),
+                                    QStringLiteral("pts")};
     return names;
 }
 
@@ -35,6 +36,11 @@ Expected<SearchStep> BudgetSearch::step(const QString &strategyName, double budg
         return Result::badInput(InputField::Strategies,
                                 QStringLiteral("strategy '%1': a device search runs one of %2")
                                     .arg(strategyName, strategies().join(QStringLiteral(", "))));
+    // pts asks its reference model about real modes: the mirrored grid is not one.
+    if (timeBudget && strategyName == QLatin1String("pts"))
+        return Result::badInput(InputField::Strategies,
+                                QStringLiteral("pts answers power budgets; for a time budget "
+                                               "use gmd or bs"));
     if (candidates.isEmpty())
         return Result::failure(QStringLiteral("the device has no modes to search"),
                                ErrorKind::BadInput);

@@ -35,8 +35,8 @@ struct SearchStep
 class BudgetSearch
 {
 public:
-    // The strategies a device search runs: gmd and bs (those that answer one budget by
-    // profiling; pt's rounds of transfers would run again at every step).
+    // The strategies a device search runs: gmd, bs and pts (pts needs context.reference and
+    // answers power budgets only).
     static const QStringList &strategies();
 
     // `candidates`: every mode of the device; `measured`: what this search profiled so far. A

@@ -53,7 +53,8 @@ struct EvaluationOptions
     bool needsReference() const
     {
         return strategies.contains(QStringLiteral("pt")) ||
-            strategies.contains(QStringLiteral("safe"));
+            strategies.contains(QStringLiteral("safe")) ||
+            strategies.contains(QStringLiteral("pts"));
     }
 };
 

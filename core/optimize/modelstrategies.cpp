@@ -1,56 +1,13 @@
 #include "optimize/modelstrategies.h"
 
 #include "optimize/activeselection.h"
+#include "optimize/modelpoints.h"
 #include "predict/residualcorrection.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace ptwb {
-
-namespace {
-
-TrainingData observedSubset(const ProfilingOracle &oracle, const QList<int> &rows)
-{
-    TrainingData data = oracle.candidates().subset(QVector<int>(rows.begin(), rows.end()));
-    data.ids.clear();
-    return data;
-}
-
-// Predicted (power + margin, time) for every candidate, observed values for profiled ones;
-// predictions are first corrected near the profiled modes when a correction is given.
-QVector<TradeoffPoint> hybridPoints(const ProfilingOracle &oracle, const ModePredictions &raw,
-                                    double sigmas, const ResidualCorrection *correction = nullptr)
-{
-    const TrainingData &candidates = oracle.candidates();
-    ModePredictions predicted;
-    if (correction) {
-        QVector<int> rows;
-        QVector<double> times;
-        QVector<double> powers;
-        for (int row : oracle.profiled()) {
-            rows.append(row);
-            times.append(candidates.timeMs[row]);
-            powers.append(candidates.powerW[row]);
-        }
-        predicted = correction->apply(raw, rows, times, powers);
-    } else {
-        predicted = raw;
-    }
-    QVector<TradeoffPoint> points;
-    points.reserve(candidates.size());
-    for (int row = 0; row < candidates.size(); ++row) {
-        if (oracle.profiled().contains(row)) {
-            points.append({row, candidates.powerW[row], candidates.timeMs[row]});
-        } else {
-            const double power = predicted.powerW[row] + sigmas * predicted.powerStdW[row];
-            points.append({row, power, predicted.timeMs[row]});
-        }
-    }
-    return points;
-}
-
-}  // namespace
 
 QString ModelStrategy::name() const
 {
@@ -65,53 +22,16 @@ QString ModelStrategy::name() const
     return {};
 }
 
-static QList<int> sortedProfiled(const ProfilingOracle &oracle)
-{
-    QList<int> rows = oracle.profiled().values();
-    std::sort(rows.begin(), rows.end());  // QSet's order changes from run to run
-    return rows;
-}
-
-// Profiles up to `count` modes of a front, one per budget level: the levels are spread evenly
-// over the front's power range, and for each the front mode a budget at that level would pick
-// (the fastest within it) is profiled, or the closest above when those are all profiled.
-// Spreading by power rather than by position on the front puts a verified mode under every
-// stretch of budgets: a front is dense where many modes draw nearly the same power and sparse
-// elsewhere (docs/optimization.md, "Where the choice error comes from").
-static void profileAlong(ProfilingOracle &oracle, const QVector<TradeoffPoint> &front, int count)
-{
-    if (front.isEmpty() || count <= 0)
-        return;
-    const double low = front.first().powerW;
-    const double high = front.last().powerW;
-    for (int k = 0; k < count; ++k) {
-        const double level = low + (k + 0.5) * (high - low) / count;
-        int within = -1;
-        int above = -1;
-        for (const TradeoffPoint &p : front) {  // ascending power
-            if (oracle.profiled().contains(p.mode))
-                continue;
-            if (p.powerW <= level) {
-                within = p.mode;
-            } else {
-                above = p.mode;
-                break;
-            }
-        }
-        if (within < 0 && above < 0)
-            return;  // every front mode is profiled
-        oracle.profile(within >= 0 ? within : above);
-    }
-}
-
 Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyContext &context,
                                     std::mt19937_64 &rng)
 {
     const int total = context.samples;
     m_correction.emplace(oracle.candidates().modes);
     const ModePredictions reference = context.reference->predict(oracle.candidates().modes);
-    profileAlong(oracle, ParetoFront(hybridPoints(oracle, reference, 0)).powerTime(),
-                 int(total * kReferenceFrontShare));
+    profileAlong(
+        oracle,
+        ParetoFront(hybridPoints(oracle.candidates(), oracle.profiled(), reference, 0)).powerTime(),
+        int(total * kReferenceFrontShare));
     const int firstStage = std::max(3, int(total * (kReferenceFrontShare + kRandomShare)));
     for (int row : randomRows(oracle.candidates().size(), oracle.candidates().size(), rng)) {
         if (oracle.profiledCount() >= firstStage)
@@ -121,7 +41,7 @@ Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyConte
     for (int round = 0;; ++round) {
         Expected<PowerModel> model = context.reference->transfer(
             context.deviceKind, context.deviceKind, QStringLiteral("target"),
-            observedSubset(oracle, sortedProfiled(oracle)), context.seed, true);
+            observedRows(oracle.candidates(), sortedRows(oracle.profiled())), context.seed, true);
         if (!model)
             return passOn<Status>(model);
         m_model.emplace(std::move(model).value());
@@ -130,9 +50,11 @@ Status ModelStrategy::profileGuided(ProfilingOracle &oracle, const StrategyConte
             return {};
         const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
         const int batch = (remaining + (kActiveRounds - round) - 1) / (kActiveRounds - round);
-        profileAlong(
-            oracle, ParetoFront(hybridPoints(oracle, predicted, 0, correctionOrNull())).powerTime(),
-            batch);
+        profileAlong(oracle,
+                     ParetoFront(hybridPoints(oracle.candidates(), oracle.profiled(), predicted, 0,
+                                              correctionOrNull()))
+                         .powerTime(),
+                     batch);
     }
 }
 
@@ -144,8 +66,8 @@ Status ModelStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &co
             oracle.profile(row);
         Expected<PowerModel> model =
             PowerModel::train(context.deviceKind, context.deviceKind, QStringLiteral("target"),
-                              observedSubset(oracle, sortedProfiled(oracle)), QStringLiteral("nn"),
-                              QStringLiteral("default"), context.seed);
+                              observedRows(oracle.candidates(), sortedRows(oracle.profiled())),
+                              QStringLiteral("nn"), QStringLiteral("default"), context.seed);
         if (!model)
             return passOn<Status>(model);
         m_model.emplace(std::move(model).value());
@@ -156,8 +78,9 @@ Status ModelStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &co
             return status;
     }
     const ModePredictions predicted = m_model->predict(oracle.candidates().modes);
-    m_front = ParetoFront(hybridPoints(
-        oracle, predicted, m_kind == Kind::SafeTransfer ? kSafetySigmas : 0, correctionOrNull()));
+    m_front = ParetoFront(hybridPoints(oracle.candidates(), oracle.profiled(), predicted,
+                                       m_kind == Kind::SafeTransfer ? kSafetySigmas : 0,
+                                       correctionOrNull()));
     return {};
 }
 
@@ -172,7 +95,7 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
     for (int row : randomRows(oracle.candidates().size(), kInitialModes, rng))
         oracle.profile(row);
     while (oracle.profiledCount() < kMaxModes) {
-        const QList<int> rows = sortedProfiled(oracle);
+        const QList<int> rows = sortedRows(oracle.profiled());
         TrainingData measured = oracle.candidates().subset(QVector<int>(rows.begin(), rows.end()));
         const int room = std::min(kBatch, kMaxModes - oracle.profiledCount());
         Expected<QVector<PowerMode>> next =
@@ -186,7 +109,7 @@ Status ActiveLearningStrategy::prepare(ProfilingOracle &oracle, const StrategyCo
             oracle.profile(oracle.rowOf(mode));
     }
     QVector<TradeoffPoint> observed;
-    for (int row : sortedProfiled(oracle))
+    for (int row : sortedRows(oracle.profiled()))
         observed.append({row, oracle.candidates().powerW[row], oracle.candidates().timeMs[row]});
     m_front = ParetoFront(observed);
     return {};

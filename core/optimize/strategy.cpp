@@ -3,6 +3,7 @@
 #include "optimize/gridsearches.h"
 #include "optimize/modelstrategies.h"
 #include "optimize/searchstrategies.h"
+#include "optimize/transfersearch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +59,7 @@ QStringList Strategy::names()
     return {QStringLiteral("optimal"), QStringLiteral("maxn"), QStringLiteral("nvp"),
             QStringLiteral("rnd"),     QStringLiteral("nn"),   QStringLiteral("pt"),
             QStringLiteral("safe"),    QStringLiteral("bs"),   QStringLiteral("gmd"),
-            QStringLiteral("als")};
+            QStringLiteral("als"),     QStringLiteral("pts")};
 }
 
 std::unique_ptr<Strategy> Strategy::create(const QString &name)
@@ -83,6 +84,8 @@ std::unique_ptr<Strategy> Strategy::create(const QString &name)
         return std::make_unique<GradientDescentStrategy>();
     if (name == QLatin1String("als"))
         return std::make_unique<ActiveLearningStrategy>();
+    if (name == QLatin1String("pts"))
+        return std::make_unique<TransferSearchStrategy>();
     return nullptr;
 }
 

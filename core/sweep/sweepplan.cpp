@@ -49,17 +49,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
         const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(modeSet);
         if (!goal)
             return bad(goal.error());
-        QVector<PowerMode> all;
-        for (qint64 i = 0; i < full.size(); ++i)
-            all.append(full.mode(i));
-        StrategyContext context;
-        context.deviceKind = device.id();
-        const Expected<SearchStep> first = BudgetSearch::step(
-            (*goal)->strategy, (*goal)->budget(), (*goal)->isTimeBudget(), context, all, {});
-        if (!first)
-            return bad(first.error());
-        if (first->next)
-            modes.append(*first->next);
+        // The first mode depends on what the store holds (pts' reference model): SweepSetup
+        // asks the search for it when it stores the plan.
     } else if (modeSet.startsWith(QLatin1String("grid:"))) {
         Expected<ModeSpace> grid = ModeSpace::subGrid(device, modeSet.mid(5));
         if (!grid)
@@ -87,8 +78,10 @@ QString SearchGoal::goalText() const
 
 QString SearchGoal::modeSet() const
 {
-    return isTimeBudget() ? QStringLiteral("search:%1:%2ms").arg(strategy).arg(timeBudgetMs)
-                          : QStringLiteral("search:%1:%2").arg(strategy).arg(powerBudgetW);
+    const QString base = isTimeBudget()
+        ? QStringLiteral("search:%1:%2ms").arg(strategy).arg(timeBudgetMs)
+        : QStringLiteral("search:%1:%2").arg(strategy).arg(powerBudgetW);
+    return referenceModelId > 0 ? base + QStringLiteral(":ref=%1").arg(referenceModelId) : base;
 }
 
 Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
@@ -98,7 +91,12 @@ Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
         return std::optional<SearchGoal>();
     const QStringList parts = modeSet.split(QLatin1Char(':'));
     SearchGoal goal;
-    bool ok = parts.size() == 3;
+    bool ok =
+        parts.size() == 3 || (parts.size() == 4 && parts[3].startsWith(QLatin1String("ref=")));
+    if (ok && parts.size() == 4) {
+        goal.referenceModelId = parts[3].mid(4).toLongLong(&ok);
+        ok = ok && goal.referenceModelId > 0;
+    }
     if (ok) {
         goal.strategy = parts[1];
         QString budget = parts[2];
@@ -115,13 +113,19 @@ Expected<std::optional<SearchGoal>> SearchGoal::of(const QString &modeSet)
         return Result::badInput(InputField::Modes,
                                 QStringLiteral("'%1': expected search:STRATEGY:WATTS or "
                                                "search:STRATEGY:MSms with a budget above 0, e.g. "
-                                               "search:gmd:30 or search:gmd:150ms")
+                                               "search:gmd:30 or search:gmd:150ms (pts: "
+                                               "search:pts:30:ref=MODEL_ID)")
                                     .arg(modeSet));
     if (!BudgetSearch::strategies().contains(goal.strategy))
         return Result::badInput(
             InputField::Modes,
             QStringLiteral("'%1': the strategy of a search is one of %2")
                 .arg(modeSet, BudgetSearch::strategies().join(QStringLiteral(", "))));
+    if ((goal.strategy == QLatin1String("pts")) != (goal.referenceModelId > 0))
+        return Result::badInput(InputField::Modes,
+                                QStringLiteral("'%1': pts, and only pts, takes a reference model "
+                                               "(:ref=MODEL_ID)")
+                                    .arg(modeSet));
     return std::optional<SearchGoal>(goal);
 }
 

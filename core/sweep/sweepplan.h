@@ -11,14 +11,15 @@
 namespace ptwb {
 
 // The budget problem of a search sweep (mode set search:STRATEGY:WATTS, or
-// search:STRATEGY:MSms for a time budget): a strategy that asks for one mode at a time
-// (BudgetSearch) and the budget it answers: the fastest mode within a power budget, or the
-// lowest-power one within a minibatch time budget.
+// search:STRATEGY:MSms for a time budget; pts adds :ref=MODEL_ID): a strategy that asks for one
+// mode at a time (BudgetSearch) and the budget it answers: the fastest mode within a power budget,
+// or the lowest-power one within a minibatch time budget.
 struct SearchGoal
 {
     QString strategy;  // gmd or bs
     double powerBudgetW = 0;  // 0 when the budget is a time budget
     double timeBudgetMs = 0;
+    qint64 referenceModelId = 0;  // the stored reference model pts transfers (":ref=ID")
 
     bool isTimeBudget() const { return timeBudgetMs > 0; }
     double budget() const { return isTimeBudget() ? timeBudgetMs : powerBudgetW; }
@@ -54,8 +55,9 @@ struct SweepPlan
     //   als:N          adaptive: kAdaptiveStart random modes now, then active learning adds
     //                  batches (ActiveSelection) until N modes or until it converges
     //   search:S:W     a search for the fastest mode within W watts (search:S:MSms: for the
-    //                  lowest-power mode within MS ms per minibatch; SearchGoal): its first
-    //                  mode now, then the next one each time the last is measured
+    //                  lowest-power mode within MS ms per minibatch; SearchGoal): no modes here;
+    //                  SweepSetup::create plans the first the search asks for, and the next
+    //                  one each time the last is measured
     // Errors name the mode set and say what was expected.
     static Expected<QVector<PowerMode>> selectModes(const DeviceSpec &device,
                                                     const QString &modeSet, quint64 seed);

@@ -95,6 +95,28 @@ searchExtender(Store &store, const SweepRecord &record)
 
 }  // namespace
 
+namespace {
+
+// What a search strategy may use besides its measurements: pts' stored reference model.
+Expected<StrategyContext> searchContext(Store &store, const QString &deviceKind,
+                                        const SearchGoal &goal)
+{
+    StrategyContext context;
+    context.deviceKind = deviceKind;
+    if (goal.referenceModelId <= 0)
+        return context;
+    const Expected<ModelRecord> record = store.model(goal.referenceModelId);
+    if (!record)
+        return passOn<Expected<StrategyContext>>(record);
+    Expected<PowerModel> model = PowerModel::fromRecord(*record);
+    if (!model)
+        return passOn<Expected<StrategyContext>>(model);
+    context.reference = std::make_shared<const PowerModel>(std::move(model).value());
+    return context;
+}
+
+}  // namespace
+
 Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &record)
 {
     using Result = Expected<SearchStep>;
@@ -123,10 +145,11 @@ Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &rec
                 measured.insert(item.mode, {row->powerW, row->timeMs, false});
         }
     }
-    StrategyContext context;
-    context.deviceKind = record.plan.deviceKind;
+    const Expected<StrategyContext> context = searchContext(store, record.plan.deviceKind, **goal);
+    if (!context)
+        return passOn<Result>(context);
     return BudgetSearch::step((*goal)->strategy, (*goal)->budget(), (*goal)->isTimeBudget(),
-                              context, allModes(record.plan.deviceKind), measured);
+                              *context, allModes(record.plan.deviceKind), measured);
 }
 
 const QStringList &SweepSetup::builtinWorkloads()
@@ -157,6 +180,16 @@ Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
     if (!modes)
         return passOn<Expected<qint64>>(modes);
     plan.modes = *modes;
+    if (plan.modeSet.startsWith(QLatin1String("search:"))) {
+        // The first mode the search asks for, with nothing measured yet.
+        SweepRecord none;
+        none.plan = plan;
+        const Expected<SearchStep> first = searchStep(store, none);
+        if (!first)
+            return Expected<qint64>::badInput(InputField::Modes, first.error());
+        if (first->next)
+            plan.modes = {*first->next};
+    }
     SweepPlan::orderHighToLow(plan.modes);
     return SweepStore(store).create(plan);
 }

@@ -146,6 +146,41 @@ private Q_SLOTS:
                  answer.value(QLatin1String("profiled")).toInt());
     }
 
+    void ptsTransfersAStoredReferenceAndVerifiesItsPick()
+    {
+        const QString db = fresh(QStringLiteral("pts.sqlite"));
+        const QString state = fresh(QStringLiteral("sim"));
+        // A reference: 40 modes of resnet18 swept and a model trained on them.
+        QStringList sweep =
+            searchArguments(db, QStringLiteral("gmd"), 30, {QStringLiteral("--sim-state"), state});
+        sweep[0] = QStringLiteral("sweep");
+        sweep.remove(int(sweep.indexOf(QStringLiteral("--strategy"))), 4);
+        sweep << QStringLiteral("--modes") << QStringLiteral("random:40");
+        CliResult r = runCli(sweep, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runCli({QStringLiteral("train"), QStringLiteral("--db"), db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18")},
+                   180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        QStringList search =
+            searchArguments(db, QStringLiteral("pts"), 30, {QStringLiteral("--sim-state"), state});
+        search[search.indexOf(QStringLiteral("resnet18"))] = QStringLiteral("mobilenet_v3");
+        // Without a reference, pts says which option it needs.
+        r = runCli(search, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QLatin1String("--reference")), qPrintable(r.err));
+        search << QStringLiteral("--reference") << QStringLiteral("resnet18");
+        r = runCli(search, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject answer = lastObject(r.out);
+        QVERIFY(answer.value(QLatin1String("fits")).toBool());
+        QVERIFY(answer.value(QLatin1String("power_w")).toDouble() <= 30);
+        const int profiled = answer.value(QLatin1String("profiled")).toInt();
+        QVERIFY2(profiled >= 8 && profiled <= 15, qPrintable(QString::number(profiled)));
+        QCOMPARE(r.err.count(QLatin1String("step ")), profiled);
+    }
+
     void aTimeBudgetFindsALowPowerModeWithinIt()
     {
         const QString db = fresh(QStringLiteral("time.sqlite"));

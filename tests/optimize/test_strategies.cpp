@@ -2,6 +2,7 @@
 #include "optimize/evaluation.h"
 #include "optimize/gridsearches.h"
 #include "optimize/searchstrategies.h"
+#include "predict/synthetic.h"
 
 #include <QTest>
 
@@ -102,14 +103,22 @@ private Q_SLOTS:
 
     void aDeviceSearchStepByStepEndsWhereTheOfflineSearchDoes()
     {
-        // Replayed one measurement at a time (as on a device, and after a resume), gmd and bs
-        // ask for each mode once and end with the offline search's pick.
+        // Replayed one measurement at a time (as on a device, and after a resume), gmd, bs and
+        // pts ask for each mode once and end with the offline search's pick.
         const TrainingData grid = syntheticSpace({6, 10, 12, 4});
         StrategyContext context;
+        context.deviceKind = QStringLiteral("orin-agx");
+        Expected<PowerModel> reference =
+            PowerModel::train(QStringLiteral("lab"), context.deviceKind, QStringLiteral("ref"),
+                              grid, QStringLiteral("reference"), quickConfig(), 1);
+        QVERIFY2(reference.ok(), qPrintable(reference.error()));
+        context.reference = std::make_shared<const PowerModel>(std::move(reference).value());
         for (const QString &name : BudgetSearch::strategies()) {
             for (double budget : {21.0, 28.0, 35.0}) {
                 ProfilingOracle oracle(grid);
-                const Pick offline = Strategy::create(name)->choose(budget, oracle);
+                const std::unique_ptr<Strategy> strategy = Strategy::create(name);
+                QVERIFY(strategy->prepare(oracle, context).ok());
+                const Pick offline = strategy->choose(budget, oracle);
                 QHash<PowerMode, SearchObservation> measured;
                 std::optional<SearchStep> last;
                 for (int steps = 0; steps <= grid.size(); ++steps) {
@@ -150,8 +159,10 @@ private Q_SLOTS:
         }
         QVERIFY(refused);
 
-        // A time budget: the lowest-power mode within it, on the mirrored grid.
-        for (const QString &name : BudgetSearch::strategies()) {
+        // A time budget: the lowest-power mode within it, on the mirrored grid (gmd and bs;
+        // pts answers power budgets only).
+        QVERIFY(!BudgetSearch::step(QStringLiteral("pts"), 150, true, context, grid.modes, {}));
+        for (const QString &name : {QStringLiteral("gmd"), QStringLiteral("bs")}) {
             for (double budgetMs : {150.0, 250.0, 400.0}) {  // 116..500 ms here
                 QHash<PowerMode, SearchObservation> seen;
                 std::optional<SearchStep> last;
