@@ -48,10 +48,15 @@ QString describe(const QString &strategy)
          QObject::tr("PowerTrain: the reference model transferred with N "
                      "profiled modes")},
         {QStringLiteral("safe"), QObject::tr("PowerTrain with a safety margin on power")},
-        {QStringLiteral("bs"), QObject::tr("Binary search along the grid, profiling as it goes")},
+        {QStringLiteral("bs"),
+         QObject::tr("Fulcrum's binary search: halves one knob at a time, per budget")},
         {QStringLiteral("gmd"),
-         QObject::tr("Pattern search on the grid (Fulcrum's gradient "
-                     "descent)")},
+         QObject::tr("Fulcrum's gradient descent: follows the steepest time per watt, at most "
+                     "15 modes per budget")},
+        {QStringLiteral("pts"),
+         QObject::tr("PowerTrain as a search: profiles its transferred model's pick until the "
+                     "pick is measured, at most 15 modes per budget (slow: a transfer per "
+                     "profile)")},
         {QStringLiteral("als"),
          QObject::tr("Active learning (Fulcrum): profile where the model "
                      "is unsure, up to 100 modes")},
