@@ -14,12 +14,11 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-
 #include <QSplitter>
 #include <QVBoxLayout>
-#include <limits>
 
 #include <cmath>
+#include <limits>
 
 namespace ptwb::ui {
 
@@ -97,7 +96,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     m_find->setObjectName(QStringLiteral("findOnDeviceButton"));
     addViewAction(this, new QAction(tr("Find on device…"), this), m_find,
                   QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
-                  tr("Search the device for the fastest mode within the power budget, profiling "
+                  tr("Search the device for the best mode within the budget in force, profiling "
                      "one mode at a time (Ctrl+Shift+F)"),
                   &ExplorePanel::askToFind);
     connect(m_search, &DeviceSearchBar::measured, this, [this] { loadSpace(currentWorkload()); });

@@ -3,6 +3,7 @@
 #include "predict/residualcorrection.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ptwb {
 
@@ -30,6 +31,8 @@ QVector<TradeoffPoint> hybridPoints(const TrainingData &candidates, const QSet<i
         QVector<double> times;
         QVector<double> powers;
         for (int row : sortedRows(known)) {
+            if (!std::isfinite(candidates.timeMs[row]) || !std::isfinite(candidates.powerW[row]))
+                continue;  // a mode the device could not run (a device search) corrects nothing
             rows.append(row);
             times.append(candidates.timeMs[row]);
             powers.append(candidates.powerW[row]);

@@ -4,6 +4,8 @@
 #include "optimize/searchstrategies.h"
 #include "predict/residualcorrection.h"
 
+#include <cmath>
+
 namespace ptwb {
 
 Status TransferSearchStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &context)
@@ -34,9 +36,15 @@ Pick TransferSearchStrategy::choose(double powerBudgetW, ProfilingOracle &oracle
     const ResidualCorrection correction(candidates.modes);
     QSet<int> known = m_shared;
     for (int own = 0; own <= kMaxOwn; ++own) {
+        // A mode the device refused (infinite power, on a device) is known but fits nothing.
+        QList<int> usable;
+        for (int row : sortedRows(known)) {
+            if (std::isfinite(candidates.powerW[row]) && std::isfinite(candidates.timeMs[row]))
+                usable.append(row);
+        }
         Expected<PowerModel> model = m_context.reference->transfer(
             m_context.deviceKind, m_context.deviceKind, QStringLiteral("target"),
-            observedRows(candidates, sortedRows(known)), m_context.seed, true);
+            observedRows(candidates, usable), m_context.seed, true);
         if (!model)
             break;  // too few modes to transfer: answer from what was measured
         const ModePredictions predicted = model->predict(candidates.modes);

@@ -140,24 +140,28 @@ private Q_SLOTS:
             }
         }
         // A mode the device refused is never the answer, and the search goes on without it.
-        QHash<PowerMode, SearchObservation> measured;
-        std::optional<PowerMode> refused;
-        for (int steps = 0; steps <= grid.size(); ++steps) {
-            Expected<SearchStep> step =
-                BudgetSearch::step(QStringLiteral("gmd"), 30, false, context, grid.modes, measured);
-            QVERIFY(step.ok());
-            if (!step->next) {
-                QVERIFY(step->fits);
-                QVERIFY(step->answer != *refused);
-                break;
+        for (const QString &name : {QStringLiteral("gmd"), QStringLiteral("pts")}) {
+            QHash<PowerMode, SearchObservation> measured;
+            std::optional<PowerMode> refused;
+            bool ended = false;
+            for (int steps = 0; steps <= grid.size() && !ended; ++steps) {
+                Expected<SearchStep> step =
+                    BudgetSearch::step(name, 30, false, context, grid.modes, measured);
+                QVERIFY2(step.ok(), qPrintable(step.error()));
+                if (!step->next) {
+                    QVERIFY2(step->fits, qPrintable(name));
+                    QVERIFY(step->answer != *refused);
+                    ended = true;
+                    break;
+                }
+                const int row = int(grid.modes.indexOf(*step->next));
+                const bool refuse = !refused && grid.powerW[row] <= 30;  // the first that fits
+                if (refuse)
+                    refused = *step->next;
+                measured.insert(*step->next, {grid.powerW[row], grid.timeMs[row], refuse});
             }
-            const int row = int(grid.modes.indexOf(*step->next));
-            const bool refuse = !refused && grid.powerW[row] <= 30;  // the first that would fit
-            if (refuse)
-                refused = *step->next;
-            measured.insert(*step->next, {grid.powerW[row], grid.timeMs[row], refuse});
+            QVERIFY2(ended && refused, qPrintable(name));
         }
-        QVERIFY(refused);
 
         // A time budget: the lowest-power mode within it, on the mirrored grid (gmd and bs;
         // pts answers power budgets only).
