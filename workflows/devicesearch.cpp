@@ -92,7 +92,11 @@ Expected<SearchOutcome> searchOutcome(Store &store, qint64 sweepId)
     const Expected<SweepRecord> record = SweepStore(store).load(sweepId);
     if (!record)
         return passOn<Result>(record);
-    const Expected<SearchStep> step = SweepSetup::searchStep(store, *record);
+    const Expected<QHash<PowerMode, Measurement>> measured =
+        SweepSetup::sweepMeasurements(store, *record);
+    if (!measured)
+        return passOn<Result>(measured);
+    const Expected<SearchStep> step = SweepSetup::searchStep(store, *record, *measured);
     if (!step)
         return passOn<Result>(step);
     if (step->next)
@@ -106,17 +110,8 @@ Expected<SearchOutcome> searchOutcome(Store &store, qint64 sweepId)
     out.mode = step->answer;
     out.fits = step->fits;
     out.profiled = step->profiled;
-    const Expected<QVector<Measurement>> rows =
-        store.measurements(record->plan.device, record->plan.workload);
-    if (!rows)
-        return passOn<Result>(rows);
-    for (const SweepItem &item : record->items) {
-        if (item.mode != out.mode || item.state != SweepItem::State::Done)
-            continue;
-        for (const Measurement &row : *rows)
-            if (row.id == item.measurementId)
-                out.measured = row;
-    }
+    if (const auto it = measured->constFind(out.mode); it != measured->cend())
+        out.measured = *it;
     return out;
 }
 

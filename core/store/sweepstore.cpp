@@ -264,13 +264,13 @@ Status SweepStore::setState(qint64 id, SweepState state)
     return update->run();
 }
 
-Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m,
-                              const QString &target)
+Expected<qint64> SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m,
+                                        const QString &target)
 {
     SqliteConnection &db = m_store.connection();
     Transaction transaction(db);
     if (!transaction.begun())
-        return Status::failure(transaction.begun().error());
+        return Expected<qint64>::failure(transaction.begun().error());
     // Claim the row first: only a pending one may become done.
     auto claim = db.prepare(QStringLiteral(
         "UPDATE sweep_modes SET state = 'done', attempts = attempts + 1, target = ?3, "
@@ -279,7 +279,7 @@ Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m
         "RETURNING (SELECT device_id FROM sweeps WHERE id = ?1), "
         "(SELECT workload_id FROM sweeps WHERE id = ?1)"));
     if (!claim)
-        return Status::failure(claim.error());
+        return Expected<qint64>::failure(claim.error());
     const QString now = utcNow();
     claim->bind(1, sweepId);
     claim->bind(2, qint64(position));
@@ -291,12 +291,13 @@ Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m
     claim->bind(8, m.mode.emcHz);
     Expected<bool> claimed = claim->step();
     if (!claimed)
-        return Status::failure(claimed.error());
+        return Expected<qint64>::failure(claimed.error());
     if (!*claimed) {
-        return Status::failure(QStringLiteral("sweep %1, position %2 (%3): not pending any more")
-                                   .arg(sweepId)
-                                   .arg(position)
-                                   .arg(m.mode.toCanonical()));
+        return Expected<qint64>::failure(
+            QStringLiteral("sweep %1, position %2 (%3): not pending any more")
+                .arg(sweepId)
+                .arg(position)
+                .arg(m.mode.toCanonical()));
     }
     const qint64 deviceId = claim->columnInt(0);
     const qint64 workloadId = claim->columnInt(1);
@@ -304,21 +305,24 @@ Status SweepStore::recordDone(qint64 sweepId, int position, const Measurement &m
 
     auto insert = db.prepare(Store::measurementInsertSql());
     if (!insert)
-        return Status::failure(insert.error());
+        return Expected<qint64>::failure(insert.error());
     Store::bindMeasurement(*insert, deviceId, workloadId, m, QStringLiteral("sweep"), now,
                            std::nullopt, sweepId);
     if (Status status = insert->run(); !status)
-        return status;
+        return passOn<Expected<qint64>>(status);
+    const qint64 measurementId = db.lastInsertRowId();
     auto link = db.prepare(QStringLiteral(
         "UPDATE sweep_modes SET measurement_id = ?3 WHERE sweep_id = ?1 AND position = ?2"));
     if (!link)
-        return Status::failure(link.error());
+        return Expected<qint64>::failure(link.error());
     link->bind(1, sweepId);
     link->bind(2, qint64(position));
-    link->bind(3, db.lastInsertRowId());
+    link->bind(3, measurementId);
     if (Status status = link->run(); !status)
-        return status;
-    return transaction.commit();
+        return passOn<Expected<qint64>>(status);
+    if (Status committed = transaction.commit(); !committed)
+        return passOn<Expected<qint64>>(committed);
+    return measurementId;
 }
 
 Status SweepStore::recordFailed(qint64 sweepId, int position, const QString &reason,

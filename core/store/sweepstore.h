@@ -69,8 +69,9 @@ public:
 
     // Records the measurement of a pending item. Fails (and stores nothing) when the item is no
     // longer pending: a second device of a fleet, or a resumed run, measured it first.
-    Status recordDone(qint64 sweepId, int position, const Measurement &measurement,
-                      const QString &target);
+    // Returns the stored measurement's id.
+    Expected<qint64> recordDone(qint64 sweepId, int position, const Measurement &measurement,
+                                const QString &target);
     // Marks a pending item failed with a reason a person can act on.
     Status recordFailed(qint64 sweepId, int position, const QString &reason, const QString &target);
 

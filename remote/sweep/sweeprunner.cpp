@@ -536,11 +536,14 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     m.bootId = result.bootId.isEmpty() ? worker.bootId : result.bootId;
     worker.deviceMode = result.mode;
     m.source = QStringLiteral("sweep");
-    if (Status stored = m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
+    if (const Expected<qint64> stored =
+            m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
         !stored) {
         Q_EMIT message(QStringLiteral("%1: %2").arg(worker.device.target, stored.error()));
     } else {
         item.state = SweepItem::State::Done;
+        item.measurementId = *stored;
+        m.id = *stored;
         ++m_done;
         if (m_predicted)
             m_predictedFinished += m_predicted(item.mode);

@@ -66,37 +66,6 @@ adaptiveExtender(Store &store, const SweepRecord &record)
     };
 }
 
-// For search:STRATEGY:WATTS: the next mode the search asks for, one at a time, until it answers.
-std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
-searchExtender(Store &store, const SweepRecord &record)
-{
-    if (!record.plan.modeSet.startsWith(QLatin1String("search:")))
-        return nullptr;
-    return [&store](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
-        using Result = Expected<QVector<PowerMode>>;
-        // The stored record: it links each done item to its measurement.
-        Expected<SweepRecord> stored = SweepStore(store).load(sweep.id);
-        if (!stored)
-            return passOn<Result>(stored);
-        Expected<SearchStep> step = SweepSetup::searchStep(store, *stored);
-        if (!step)
-            return passOn<Result>(step);
-        if (!step->next)
-            return QVector<PowerMode>();
-        for (const SweepItem &item : stored->items) {
-            if (item.mode == *step->next && item.state != SweepItem::State::Pending)
-                return Result::failure(QStringLiteral("the search asked again for %1, which it "
-                                                      "already profiled")
-                                           .arg(item.mode.toCanonical()));
-        }
-        return QVector<PowerMode> {*step->next};
-    };
-}
-
-}  // namespace
-
-namespace {
-
 // What a search strategy may use besides its measurements: pts' stored reference model.
 Expected<StrategyContext> searchContext(Store &store, const QString &deviceKind,
                                         const SearchGoal &goal)
@@ -115,9 +84,62 @@ Expected<StrategyContext> searchContext(Store &store, const QString &deviceKind,
     return context;
 }
 
+// For search:STRATEGY:WATTS: the next mode the search asks for, one at a time, until it answers.
+std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
+searchExtender(Store &store, const SweepRecord &record)
+{
+    if (!record.plan.modeSet.startsWith(QLatin1String("search:")))
+        return nullptr;
+    return [&store](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
+        using Result = Expected<QVector<PowerMode>>;
+        Expected<SearchStep> step = SweepSetup::searchStep(store, sweep);
+        if (!step)
+            return passOn<Result>(step);
+        if (!step->next)
+            return QVector<PowerMode>();
+        for (const SweepItem &item : sweep.items) {
+            if (item.mode == *step->next && item.state != SweepItem::State::Pending)
+                return Result::failure(QStringLiteral("the search asked again for %1, which it "
+                                                      "already profiled")
+                                           .arg(item.mode.toCanonical()));
+        }
+        return QVector<PowerMode> {*step->next};
+    };
+}
+
 }  // namespace
 
+Expected<QHash<PowerMode, Measurement>> SweepSetup::sweepMeasurements(Store &store,
+                                                                      const SweepRecord &record)
+{
+    using Result = Expected<QHash<PowerMode, Measurement>>;
+    Expected<QVector<Measurement>> rows =
+        store.measurements(record.plan.device, record.plan.workload);
+    if (!rows)
+        return passOn<Result>(rows);
+    QHash<qint64, const Measurement *> byId;
+    for (const Measurement &row : *rows)
+        byId.insert(row.id, &row);
+    QHash<PowerMode, Measurement> out;
+    for (const SweepItem &item : record.items) {
+        if (item.state != SweepItem::State::Done)
+            continue;
+        if (const Measurement *row = byId.value(item.measurementId))
+            out.insert(item.mode, *row);
+    }
+    return out;
+}
+
 Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &record)
+{
+    const Expected<QHash<PowerMode, Measurement>> measured = sweepMeasurements(store, record);
+    if (!measured)
+        return passOn<Expected<SearchStep>>(measured);
+    return searchStep(store, record, *measured);
+}
+
+Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &record,
+                                            const QHash<PowerMode, Measurement> &measured)
 {
     using Result = Expected<SearchStep>;
     const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(record.plan.modeSet);
@@ -128,28 +150,19 @@ Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &rec
                                 QStringLiteral("sweep %1 (%2) is not a search")
                                     .arg(record.id)
                                     .arg(record.plan.modeSet));
-    Expected<QVector<Measurement>> rows =
-        store.measurements(record.plan.device, record.plan.workload);
-    if (!rows)
-        return passOn<Result>(rows);
-    QHash<qint64, const Measurement *> byId;
-    for (const Measurement &row : *rows)
-        byId.insert(row.id, &row);
     // Only this sweep's own results: the search is the record of what it measured.
-    QHash<PowerMode, SearchObservation> measured;
+    QHash<PowerMode, SearchObservation> observed;
     for (const SweepItem &item : record.items) {
-        if (item.state == SweepItem::State::Failed) {
-            measured.insert(item.mode, {0, 0, true});
-        } else if (item.state == SweepItem::State::Done) {
-            if (const Measurement *row = byId.value(item.measurementId))
-                measured.insert(item.mode, {row->powerW, row->timeMs, false});
-        }
+        if (item.state == SweepItem::State::Failed)
+            observed.insert(item.mode, {0, 0, true});
     }
+    for (auto it = measured.cbegin(); it != measured.cend(); ++it)
+        observed.insert(it.key(), {it->powerW, it->timeMs, false});
     const Expected<StrategyContext> context = searchContext(store, record.plan.deviceKind, **goal);
     if (!context)
         return passOn<Result>(context);
     return BudgetSearch::step((*goal)->strategy, (*goal)->budget(), (*goal)->isTimeBudget(),
-                              *context, allModes(record.plan.deviceKind), measured);
+                              *context, allModes(record.plan.deviceKind), observed);
 }
 
 const QStringList &SweepSetup::builtinWorkloads()
@@ -184,7 +197,7 @@ Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
         // The first mode the search asks for, with nothing measured yet.
         SweepRecord none;
         none.plan = plan;
-        const Expected<SearchStep> first = searchStep(store, none);
+        const Expected<SearchStep> first = searchStep(store, none, {});
         if (!first)
             return Expected<qint64>::badInput(InputField::Modes, first.error());
         if (first->next)

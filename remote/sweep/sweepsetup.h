@@ -1,9 +1,11 @@
 #pragma once
 
 #include "optimize/budgetsearch.h"
+#include "store/measurement.h"
 #include "store/sweepstore.h"
 #include "util/expected.h"
 
+#include <QHash>
 #include <QStringList>
 
 namespace ptwb {
@@ -27,8 +29,15 @@ public:
     // them high to low and stores the plan before anything is measured. Returns the sweep id.
     static Expected<qint64> create(Store &store, SweepPlan plan);
 
-    // Where a search sweep (mode set search:STRATEGY:WATTS) stands, from its own measurements:
-    // the next mode to profile, or the answer. BadInput for a sweep that is not a search.
+    // The stored measurement of each done item of `record`, by mode.
+    static Expected<QHash<PowerMode, Measurement>> sweepMeasurements(Store &store,
+                                                                     const SweepRecord &record);
+
+    // Where a search sweep (mode set search:STRATEGY:WATTS) stands, from its own measurements
+    // (`measured`: sweepMeasurements of `record`): the next mode to profile, or the answer.
+    // BadInput for a sweep that is not a search.
+    static Expected<SearchStep> searchStep(Store &store, const SweepRecord &record,
+                                           const QHash<PowerMode, Measurement> &measured);
     static Expected<SearchStep> searchStep(Store &store, const SweepRecord &record);
 
     // Gives the runner of `record` its time predictions (from the workload's newest model, when

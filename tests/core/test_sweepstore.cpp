@@ -112,9 +112,12 @@ private Q_SLOTS:
         SweepStore sweeps(*store);
         const SweepPlan p = plan(5);
         const qint64 id = sweeps.create(p).value();
-        QVERIFY(sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("a")));
+        const Expected<qint64> first =
+            sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("a"));
+        QVERIFY(first);
         // A second device (or a resumed run) cannot store it again.
-        const Status again = sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("b"));
+        const Expected<qint64> again =
+            sweeps.recordDone(id, 0, measured(p.modes[0]), QStringLiteral("b"));
         QVERIFY(!again);
         QVERIFY2(again.error().contains(QLatin1String("not pending")), qPrintable(again.error()));
         // Nor store a different mode under that position.
@@ -129,6 +132,9 @@ private Q_SLOTS:
         QCOMPARE(record.items[0].target, QStringLiteral("a"));
         const QVector<Measurement> rows = store->measurements(p.device, p.workload).value();
         QCOMPARE(rows.size(), 1);  // the refused attempt wrote no measurement
+        QCOMPARE(rows[0].id, *first);  // the id it returned, and the plan row links to it
+        QCOMPARE(record.items[0].measurementId, *first);
+        QCOMPARE(record.items[1].measurementId, qint64(0));
         QCOMPARE(rows[0].source, QStringLiteral("sweep"));
         QCOMPARE(rows[0].bootId, QStringLiteral("boot-1"));
         QCOMPARE(rows[0].minibatches, 30);
