@@ -1,30 +1,6 @@
 #include "optimize/searchstrategies.h"
 
-#include <array>
-
 namespace ptwb {
-
-namespace {
-
-// Grid positions (an index into each dimension's values) and the candidate row they name.
-using Position = std::array<int, kDimensionCount>;
-
-int rowAt(const ProfilingOracle &oracle, const Position &position)
-{
-    PowerMode mode;
-    for (Dimension dimension : kAllDimensions) {
-        const int i = static_cast<int>(dimension);
-        mode.setValue(dimension, oracle.values(dimension)[position[i]]);
-    }
-    return oracle.rowOf(mode);
-}
-
-int size(const ProfilingOracle &oracle, int dimension)
-{
-    return int(oracle.values(kAllDimensions[dimension]).size());
-}
-
-}  // namespace
 
 Pick bestObserved(const QVector<TradeoffPoint> &points, double powerBudgetW)
 {
@@ -47,10 +23,13 @@ Pick OptimalStrategy::choose(double powerBudgetW, ProfilingOracle &)
 
 Status MaxnStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &)
 {
-    Position top;
-    for (int d = 0; d < kDimensionCount; ++d)
-        top[d] = size(oracle, d) - 1;
-    m_row = rowAt(oracle, top);
+    PowerMode top;
+    for (Dimension dimension : kAllDimensions) {
+        if (oracle.values(dimension).isEmpty())
+            break;
+        top.setValue(dimension, oracle.values(dimension).last());
+    }
+    m_row = oracle.rowOf(top);
     if (m_row < 0)
         return Status::failure(QStringLiteral("maxn: the candidates do not include the mode with "
                                               "every knob at its highest"),
