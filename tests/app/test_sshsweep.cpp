@@ -7,7 +7,7 @@
 #include "remote/sshdfixture.h"
 #include "sshlaunch.h"
 #include "sshtransport.h"
-#include "store/sqlite.h"
+#include "storequery.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -21,19 +21,6 @@
 #include <optional>
 
 using namespace ptwb;
-
-namespace {
-
-qint64 queryInt(const QString &db, const QString &sql)
-{
-    auto connection = SqliteConnection::open(db, false);
-    if (!connection)
-        return -1;
-    const Expected<qint64> value = connection->queryInt(sql);
-    return value ? *value : -1;
-}
-
-}  // namespace
 
 class TestSshSweep : public QObject
 {

@@ -6,7 +6,7 @@
 #include "explorepanel.h"
 #include "recommendationcard.h"
 #include "simulatorlauncher.h"
-#include "store/sqlite.h"
+#include "storequery.h"
 #include "sweepsession.h"
 #include "tradeoffchart.h"
 
@@ -23,15 +23,6 @@ using namespace ptwb::ui;
 namespace {
 
 constexpr int kTimeout = 120000;
-
-qint64 countIn(const QString &db, const QString &sql)
-{
-    auto connection = SqliteConnection::open(db, false);
-    if (!connection)
-        return -1;
-    const Expected<qint64> value = connection->queryInt(sql);
-    return value ? *value : -1;
-}
 
 }  // namespace
 
@@ -116,10 +107,10 @@ private Q_SLOTS:
         const TradeoffSpace *space = panel.space();
         QCOMPARE(space->observedCount(),
                  3 + int(measured.size()) -
-                     int(countIn(db,
-                                 QStringLiteral("SELECT count(*) - count(DISTINCT cores || "
-                                                "'/' || cpu_khz || '/' || gpu_hz || '/' || "
-                                                "emc_hz) FROM measurements"))));
+                     int(queryInt(db,
+                                  QStringLiteral("SELECT count(*) - count(DISTINCT cores || "
+                                                 "'/' || cpu_khz || '/' || gpu_hz || '/' || "
+                                                 "emc_hz) FROM measurements"))));
         const int index = panel.card()->index();
         QCOMPARE(space->mode(index), answer);
         QVERIFY(space->isObserved(index));
@@ -151,7 +142,7 @@ private Q_SLOTS:
         QCOMPARE(found.size(), 0);
         QVERIFY(!bar.isRunning());
         // Every mode it reported is stored, and nothing is left half-measured.
-        QCOMPARE(countIn(db, QStringLiteral("SELECT count(*) FROM measurements")),
+        QCOMPARE(queryInt(db, QStringLiteral("SELECT count(*) FROM measurements")),
                  3 + qint64(measured.size()));
         QCOMPARE(bar.cancelButton()->text(), QStringLiteral("Hide"));
     }
