@@ -21,6 +21,9 @@ struct Measurement
     QString source;  // "import", "sweep"
     QString measuredAt;  // ISO 8601 UTC
     QString bootId;  // the device's boot id during the measurement, when known
+    // Inference measurements only: the inference minibatch size (requests per minibatch), and
+    // timeMs is the time of one such minibatch. 0 for training measurements.
+    int inferenceBatch = 0;
 
     double energyJ() const { return powerW * timeMs / 1000.0; }
 };
