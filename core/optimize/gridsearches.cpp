@@ -57,7 +57,7 @@ Pick BinarySearchStrategy::choose(double powerBudgetW, ProfilingOracle &oracle)
 Pick GradientDescentStrategy::choose(double powerBudgetW, ProfilingOracle &oracle)
 {
     const ModeGrid grid(oracle);
-    BudgetProbe probe(oracle, grid, powerBudgetW, kMaxProfiles);
+    BudgetProbe probe(oracle, grid, powerBudgetW, m_maxProfiles);
     GridPosition current = grid.middle();
     std::optional<TradeoffPoint> here = probe.at(current);
     if (!here) {

@@ -29,11 +29,17 @@ class GradientDescentStrategy : public Strategy
 public:
     static constexpr int kMaxProfiles = 15;
     static constexpr int kMaxMoves = 14;
+    // A search inside a larger one (the concurrent problem's) may have fewer profiles left.
+    explicit GradientDescentStrategy(int maxProfiles = kMaxProfiles)
+        : m_maxProfiles(maxProfiles)
+    {
+    }
     QString name() const override { return QStringLiteral("gmd"); }
     Pick choose(double powerBudgetW, ProfilingOracle &oracle) override;
     int lastTries() const { return m_tries; }
 
 private:
+    int m_maxProfiles;
     int m_tries = 0;
 };
 
