@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Calibrate the simulated Jetson's performance model on real AGX Orin measurements.
 
-  calibrate.py [--data DIR]            fit ResNet-18 and MobileNet v3, write profiles.json
+  calibrate.py [--data DIR]            fit ResNet-18 and MobileNet v3 (training, then
+                                       inference), write profiles.json
+  calibrate.py --inference-only [--data DIR]
+                                       fit the inference profiles only, keeping every training
+                                       parameter of profiles.json as it is
   calibrate.py --check [--data DIR]    evaluate profiles.json on every measured mode: time and
-                                       power MAPE per workload; exit 1 if a bound is missed
+                                       power MAPE per workload (inference: overall and per batch
+                                       size); exit 1 if a bound is missed
 
 DIR defaults to ../shared/data beside the checkout (the directory holding orin-agx/*.csv). When it
 is absent the script says so and exits 0 (nothing to check). The measurements are read in place,
@@ -32,6 +37,15 @@ CALIBRATED = {
     "resnet18": ("resnet18_imagenet_train.csv", "ResNet-18, ImageNet-val, minibatch 16"),
     "mobilenet_v3": ("mobilenetv3_gld23k_train.csv", "MobileNet v3, GLD-23k, minibatch 16"),
 }
+
+# Inference fitted on real data: name -> (file under DATA/orin-agx, description). Layout
+# cores,cpu,gpu,mem,observed_time,bs,observed_power (ms per minibatch of bs requests).
+CALIBRATED_INFERENCE = {
+    "resnet18": ("resnet18_infer.csv", "ResNet-18 inference, minibatches of 1-64 requests"),
+    "mobilenet_v3": ("mobilenetv3_infer.csv", "MobileNet v3 inference, minibatches of 1-64 requests"),
+}
+INFER_TIME_MAPE_BOUND = 10.0
+INFER_POWER_MAPE_BOUND = 7.0
 
 # Hand-set workloads: derived from a calibrated one by multiplying its terms. The shape
 # parameters (p, p_dev, c0, n_sat, q, voltage slopes) are kept; the magnitudes say where the
@@ -68,6 +82,27 @@ HANDSET = {
         "time": {"gpu": 0.6, "mem": 2.5, "load_cpu": 0.2, "load_mem": 0.2, "launch_cpu": 1.8,
                  "launch_mem": 1.5, "t0": 1.0},
         "power": {"gpu_busy": 0.6, "mem_busy": 1.0},
+    },
+}
+
+# Hand-set inference profiles, derived from a calibrated inference profile like HANDSET derives
+# training ones (the workload's training profile comes from HANDSET). Plausible, not measured.
+HANDSET_INFERENCE = {
+    "yolo_detect": {
+        "base": "resnet18",
+        "description": "detection-like (YOLO-style) serving, SIMULATED: heavier per-request "
+                       "CPU work (resize, letterbox, NMS), 1.8x GPU work per request",
+        "time": {"gpu0": 1.3, "gpu1": 1.8, "mem0": 1.2, "mem1": 1.5, "pre_cpu": 2.5,
+                 "launch_cpu": 1.3, "t0": 1.3},
+        "power": {"gpu_busy": 1.05, "core_busy": 1.1},
+    },
+    "bert_base": {
+        "base": "resnet18",
+        "description": "transformer-like (BERT-base) serving, SIMULATED: 4x GPU compute and 2x "
+                       "memory traffic per request, light tokenization, more kernel launches",
+        "time": {"gpu0": 2.0, "gpu1": 4.0, "mem0": 1.5, "mem1": 2.0, "pre_cpu": 0.3,
+                 "launch_cpu": 1.6, "t0": 1.5},
+        "power": {"gpu_busy": 1.15, "mem_busy": 1.1},
     },
 }
 
@@ -151,6 +186,55 @@ def _x_to_power(x):
     return pp
 
 
+INFER_TIME_INIT = {"t0": 3.0, "gpu0": 3.0, "gpu1": 2.0, "g_small": 1.0, "b_fill": 6.0, "mem0": 5.0, "mem1": 10.0, "p_dev": 3.0,
+                   "launch_cpu": 30.0, "launch_mem": 5.0, "pre_cpu": 5.0, "c0": 1.0,
+                   "n_sat": 4.0, "q": 4.0, "p": 4.0}
+INFER_POWER_INIT = dict(POWER_INIT, b_half=2.0)
+B_HALF_MAX = 32.0   # the GPU's busy power reaches at least 2/3 of its saturated value at b = 64
+
+
+def _x_to_inference_time(x):
+    tp = {}
+    for k, v in zip(perfmodel.INFER_TIME_PARAMS, x):
+        v = max(min(v, 30.0), -30.0)
+        if k == "c0":
+            tp[k] = 1.9 / (1.0 + math.exp(-v))
+        elif k in ("p_dev", "p"):
+            tp[k] = 1.0 + math.exp(v)
+        elif k in ("n_sat", "q"):
+            tp[k] = 0.5 + math.exp(v)
+        else:
+            tp[k] = math.exp(v)
+    return tp
+
+
+def _inference_time_to_x(tp):
+    x = []
+    for k in perfmodel.INFER_TIME_PARAMS:
+        v = tp[k]
+        if k == "c0":
+            s = min(max(v / 1.9, 1e-6), 1 - 1e-6)
+            x.append(math.log(s / (1 - s)))
+        elif k in ("p_dev", "p"):
+            x.append(math.log(v - 1.0))
+        elif k in ("n_sat", "q"):
+            x.append(math.log(v - 0.5))
+        else:
+            x.append(math.log(v))
+    return x
+
+
+def _x_to_inference_power(x):
+    pp = _x_to_power(x[:len(perfmodel.POWER_PARAMS)])
+    pp["b_half"] = B_HALF_MAX / (1.0 + math.exp(-max(min(x[-1], 30.0), -30.0)))
+    return pp
+
+
+def _inference_power_to_x(pp):
+    s = min(max(pp["b_half"] / B_HALF_MAX, 1e-6), 1 - 1e-6)
+    return _power_to_x(pp) + [math.log(s / (1 - s))]
+
+
 # -- data ------------------------------------------------------------------------------------
 
 def read_csv(path):
@@ -160,6 +244,18 @@ def read_csv(path):
             rows.append((perfmodel.Mode(int(float(rec["cores"])), int(float(rec["cpu"])),
                                         int(float(rec["gpu"])), int(float(rec["mem"]))),
                          float(rec["observed_time"]), float(rec["observed_power"])))
+    return rows
+
+
+def read_inference_csv(path):
+    """Rows (Mode, batch, time ms, power W) of a file in the public inference layout."""
+    rows = []
+    with open(path, "r", encoding="utf-8-sig", newline="") as f:
+        for rec in csv.DictReader(f):
+            rows.append((perfmodel.Mode(int(float(rec["cores"])), int(float(rec["cpu"])),
+                                        int(float(rec["gpu"])), int(float(rec["mem"]))),
+                         int(float(rec["bs"])), float(rec["observed_time"]),
+                         float(rec["observed_power"])))
     return rows
 
 
@@ -267,6 +363,72 @@ def fit_workload(rows, table, verbose=False):
     return ({k: round(v, 6) for k, v in tp.items()}, {k: round(v, 6) for k, v in pp.items()})
 
 
+def _soft_l1(r, scale):
+    """A residual whose square is the soft-L1 loss 2 s^2 (sqrt(1 + (r/s)^2) - 1): quadratic for
+    small errors, linear for large ones, so a few outlying measurements (a mislabeled row, a run
+    disturbed by something else) do not pull the fit."""
+    z = r / scale
+    return math.copysign(scale * math.sqrt(2.0 * (math.sqrt(1.0 + z * z) - 1.0)), r)
+
+
+INFER_ROBUST_SCALE = 0.1    # relative error at which the soft-L1 loss turns linear
+
+
+def fit_inference(rows, table, verbose=False):
+    """Fit one inference profile on rows of read_inference_csv: the 13 time parameters on the
+    log error (soft-L1), from three starting points; then the 11 power parameters on the
+    relative error with the fitted time model's utilizations. Deterministic."""
+    dev = _ref_dev(table)
+
+    def tres(x):
+        tp = _x_to_inference_time(x)
+        return [_soft_l1(math.log(perfmodel.inference_time_terms(tp, dev, m, b)["total"] / t),
+                         INFER_ROBUST_SCALE) for m, b, t, _ in rows]
+
+    best = None
+    for scale in (1.0, 0.4, 2.5):
+        init = dict(INFER_TIME_INIT)
+        for k in ("gpu0", "gpu1", "mem0", "mem1", "launch_cpu", "pre_cpu"):
+            init[k] *= scale
+        x, cost = levenberg_marquardt(tres, _inference_time_to_x(init), iters=150,
+                                      verbose=verbose, label="inference time")
+        if verbose:
+            print("  start %.1f: cost %.4f" % (scale, cost), file=sys.stderr)
+        if best is None or cost < best[1]:
+            best = (x, cost)
+    tp = _x_to_inference_time(best[0])
+    terms = [perfmodel.inference_time_terms(tp, dev, m, b) for m, b, _, _ in rows]
+
+    def pres(x):
+        pp = _x_to_inference_power(x)
+        return [_soft_l1((perfmodel.power_terms(pp, dev, m, tt)["total"] - p) / p,
+                         INFER_ROBUST_SCALE)
+                for (m, _, _, p), tt in zip(rows, terms)]
+
+    xp, _ = levenberg_marquardt(pres, _inference_power_to_x(INFER_POWER_INIT), iters=150,
+                                verbose=verbose, label="inference power")
+    pp = _x_to_inference_power(xp)
+    return ({k: round(v, 6) for k, v in tp.items()}, {k: round(v, 6) for k, v in pp.items()})
+
+
+def inference_mape(rows, model, name):
+    """Time and power MAPE (%) of an inference profile: overall and per batch size
+    ({batch: (time, power, rows)})."""
+    per = {}
+    for m, b, t, p in rows:
+        et = abs(model.inference_time_ms(name, m, b) - t) / t
+        ep = abs(model.inference_power_w(name, m, b) - p) / p
+        a = per.setdefault(b, [0.0, 0.0, 0])
+        a[0] += et
+        a[1] += ep
+        a[2] += 1
+    n = sum(a[2] for a in per.values())
+    tm = 100.0 * sum(a[0] for a in per.values()) / n
+    pm = 100.0 * sum(a[1] for a in per.values()) / n
+    return tm, pm, {b: (100.0 * a[0] / a[2], 100.0 * a[1] / a[2], a[2])
+                    for b, a in sorted(per.items())}
+
+
 def mape(rows, model, name):
     et = ep = 0.0
     for m, t, p in rows:
@@ -290,6 +452,64 @@ def derive_handset(workloads):
     return out
 
 
+def derive_handset_inference(workloads):
+    """Attach HANDSET_INFERENCE profiles to their (hand-set) workloads, in place."""
+    for name, spec in HANDSET_INFERENCE.items():
+        base = workloads[spec["base"]]["inference"]
+        tp = dict(base["time"])
+        for k, f in spec["time"].items():
+            tp[k] = round(tp[k] * f, 6)
+        pp = dict(base["power"])
+        for k, f in spec.get("power", {}).items():
+            pp[k] = round(pp[k] * f, 6)
+        workloads[name]["inference"] = {
+            "source": "hand-set from %s inference (multipliers in calibrate.py HANDSET_INFERENCE);"
+                      " SIMULATED, not measured" % spec["base"],
+            "description": spec["description"], "batch_sizes": [1, 4, 16, 32, 64],
+            "time": tp, "power": pp}
+
+
+def fit_all_inference(workloads, data, table, verbose=False):
+    """Fit CALIBRATED_INFERENCE into workloads (in place; training entries untouched)."""
+    for name, (fname, desc) in sorted(CALIBRATED_INFERENCE.items()):
+        path = os.path.join(data, "orin-agx", fname)
+        rows = read_inference_csv(path)
+        print("fitting %s inference on %d (mode, batch) rows ..." % (name, len(rows)), flush=True)
+        tp, pp = fit_inference(rows, table, verbose=verbose)
+        workloads[name]["inference"] = {
+            "source": "calibrated on orin-agx/%s (%d rows)" % (fname, len(rows)),
+            "description": desc, "batch_sizes": sorted({b for _, b, _, _ in rows}),
+            "time": tp, "power": pp}
+    derive_handset_inference(workloads)
+
+
+def write_profiles(path, profiles):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(profiles, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def check_inference(data, model):
+    """Print the inference MAPEs (overall and per batch size); False when a bound is missed."""
+    ok = True
+    for name, (fname, _) in sorted(CALIBRATED_INFERENCE.items()):
+        path = os.path.join(data, "orin-agx", fname)
+        if not os.path.exists(path):
+            print("  %-13s %s missing; skipped" % (name, path))
+            continue
+        rows = read_inference_csv(path)
+        tm, pm, per = inference_mape(rows, model, name)
+        good = tm <= INFER_TIME_MAPE_BOUND and pm <= INFER_POWER_MAPE_BOUND
+        ok = ok and good
+        print("  %-13s inference rows %d  time MAPE %5.2f %% (<= %.0f)  power MAPE %5.2f %% "
+              "(<= %.0f)  %s" % (name, len(rows), tm, INFER_TIME_MAPE_BOUND, pm,
+                                 INFER_POWER_MAPE_BOUND, "ok" if good else "FAIL"))
+        for b, (bt, bp, n) in per.items():
+            print("  %-13s   bs %2d: rows %d  time MAPE %5.2f %%  power MAPE %5.2f %%"
+                  % ("", b, n, bt, bp))
+    return ok
+
+
 def data_dir_or_none(path):
     if path and os.path.isdir(os.path.join(path, "orin-agx")):
         return path
@@ -300,6 +520,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=DEFAULT_DATA, help="directory holding orin-agx/*.csv")
     ap.add_argument("--check", action="store_true", help="evaluate profiles.json, do not fit")
+    ap.add_argument("--inference-only", action="store_true",
+                    help="fit the inference profiles only; the training parameters stay as they are")
     ap.add_argument("--profiles", default=perfmodel.PROFILES_PATH)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -311,7 +533,13 @@ def main(argv=None):
         return 0
     table = perfmodel.load_device_table("orin-agx")
 
-    if not args.check:
+    if args.inference_only and not args.check:
+        t_start = time.time()
+        profiles = perfmodel.load_profiles(args.profiles)
+        fit_all_inference(profiles["workloads"], data, table, verbose=args.verbose)
+        write_profiles(args.profiles, profiles)
+        print("wrote %s in %.0f s" % (args.profiles, time.time() - t_start))
+    elif not args.check:
         t_start = time.time()
         workloads = {}
         for name, (fname, desc) in sorted(CALIBRATED.items()):
@@ -321,6 +549,7 @@ def main(argv=None):
             workloads[name] = {"source": "calibrated on orin-agx/%s (%d modes)" % (fname, len(rows)),
                                "description": desc, "batch_size": 16, "time": tp, "power": pp}
         workloads.update(derive_handset(workloads))
+        fit_all_inference(workloads, data, table, verbose=args.verbose)
         profiles = {
             "_comment": "Parameters of the simulated Jetson's performance model (remote/simulator/"
                         "perfmodel.py, docs/simulator.md). Written by calibrate.py; do not edit "
@@ -330,9 +559,7 @@ def main(argv=None):
             "devices": DEVICES,
             "workloads": workloads,
         }
-        with open(args.profiles, "w", encoding="utf-8") as f:
-            json.dump(profiles, f, indent=1, sort_keys=True)
-            f.write("\n")
+        write_profiles(args.profiles, profiles)
         print("wrote %s in %.0f s" % (args.profiles, time.time() - t_start))
 
     profiles = perfmodel.load_profiles(args.profiles)
@@ -350,6 +577,7 @@ def main(argv=None):
         ok = ok and good
         print("  %-13s modes %d  time MAPE %5.2f %% (<= %.0f)  power MAPE %5.2f %% (<= %.0f)  %s"
               % (name, len(rows), tm, TIME_MAPE_BOUND, pm, POWER_MAPE_BOUND, "ok" if good else "FAIL"))
+    ok = check_inference(data, model) and ok
     return 0 if ok else 1
 
 

@@ -1,9 +1,11 @@
-"""Analytical performance model of DNN training on a Jetson (simulated device only).
+"""Analytical performance model of DNN training and inference on a Jetson (simulated device only).
 
 Given a power mode (cores online, CPU kHz, GPU Hz, EMC Hz), a workload profile and a device
-description, it returns the minibatch time (ms) and the module power (W). The equations are
-documented in docs/simulator.md; the parameters live in profiles.json, written by calibrate.py
-(ResNet-18 and MobileNet v3 fitted on real AGX Orin measurements, the other workloads hand-set).
+description, it returns the minibatch time (ms) and the module power (W) of training, and, for a
+workload with an inference profile, the time and power of one inference minibatch of b requests.
+The equations are documented in docs/simulator.md; the parameters live in profiles.json, written
+by calibrate.py (ResNet-18 and MobileNet v3 fitted on real AGX Orin measurements, training and
+inference; the other workloads hand-set).
 
 Standard library only, Python 3.8+.
 """
@@ -21,6 +23,16 @@ TIME_PARAMS = ("t0", "gpu", "mem", "p_dev", "launch_cpu", "launch_mem", "load_cp
                "c0", "n_sat", "q", "p")
 POWER_PARAMS = ("static", "core_on", "core_clk", "core_busy", "v0_cpu", "gpu_clk", "gpu_busy",
                 "v0_gpu", "mem_clk", "mem_busy")
+
+# Inference: a fixed per-minibatch cost (t0; launch on the CPU and memory; the fixed GPU and
+# memory work gpu0, mem0) plus per-request work that grows with the batch (gpu1, mem1 on the GPU
+# side, pre_cpu: preprocessing spread over the cores). b_half: the batch at which the GPU's busy
+# power is half its saturated value (small batches do not fill the GPU).
+# A small batch does not fill the GPU: its per-request GPU work is (1 + g_small e^(-b/b_fill))
+# times the large-batch value.
+INFER_TIME_PARAMS = ("t0", "gpu0", "gpu1", "g_small", "b_fill", "mem0", "mem1", "p_dev",
+                     "launch_cpu", "launch_mem", "pre_cpu", "c0", "n_sat", "q", "p")
+INFER_POWER_PARAMS = POWER_PARAMS + ("b_half",)
 
 # Share of the GPU compute and memory terms that does not grow with the minibatch size
 # (per-kernel fixed costs); the data-loading terms grow linearly, the launch term not at all.
@@ -96,6 +108,30 @@ def time_terms(tp, dev, mode, batch_size=16, ref_batch=16):
             "eff_cores": eff, "total": total}
 
 
+def inference_time_terms(tp, dev, mode, batch):
+    """Component times (ms) of one inference minibatch of `batch` requests; see docs/simulator.md.
+
+    The same keys as time_terms (so power_terms applies): "launch" is the fixed CPU side (kernel
+    launches, framework), "load" the per-request preprocessing on the cores, "gpu"/"mem" the GPU
+    side's compute and memory traffic, each a fixed part plus a part per request."""
+    fc = mode.cpu_khz / 1e6      # GHz
+    fg = mode.gpu_hz / 1e9       # GHz
+    fe = mode.emc_hz / 1e9       # GHz
+    b = float(batch)
+    mem_f = dev.get("mem_time", 1.0)
+    cpu_f = dev.get("cpu_time", 1.0)
+    per_req = tp["gpu1"] * (1.0 + tp["g_small"] * math.exp(-b / tp["b_fill"]))
+    t_gpu = (tp["gpu0"] + per_req * b) * dev.get("gpu_time", 1.0) / fg
+    t_mem = (tp["mem0"] + tp["mem1"] * b) * mem_f / fe
+    t_dev = _pnorm((t_gpu, t_mem), tp["p_dev"])
+    t_launch = tp["launch_cpu"] * cpu_f / fc + tp["launch_mem"] * mem_f / fe
+    eff = effective_cores(mode.cores, tp["c0"], tp["n_sat"], tp["q"])
+    t_pre = b * tp["pre_cpu"] * cpu_f / fc / eff
+    total = tp["t0"] + _pnorm((t_dev, t_launch, t_pre), tp["p"])
+    return {"gpu": t_gpu, "mem": t_mem, "dev": t_dev, "launch": t_launch, "load": t_pre,
+            "eff_cores": eff, "total": total, "batch": b}
+
+
 def _vf2(f, fmax, v0):
     """Dynamic power relative to the table maximum: x * V(x)^2, x = f/fmax, with the voltage
     linear in frequency, V(x)/V(fmax) = v0 + (1 - v0) x (v0: relative voltage at zero clock)."""
@@ -118,7 +154,12 @@ def power_terms(pp, dev, mode, terms=None):
         u_gpu = u_mem = busy_cores = 0.0
     else:
         t = terms["total"]
-        u_gpu = min(terms["dev"] / t, 1.0) * terms["gpu"] / (terms["gpu"] + terms["mem"])
+        if "b_half" in pp and "batch" in terms:
+            # inference: the GPU is busy for T_dev of each minibatch, but a small batch does not
+            # fill it: its busy power saturates with the batch, b / (b + b_half)
+            u_gpu = min(terms["dev"] / t, 1.0) * terms["batch"] / (terms["batch"] + pp["b_half"])
+        else:
+            u_gpu = min(terms["dev"] / t, 1.0) * terms["gpu"] / (terms["gpu"] + terms["mem"])
         u_mem = min(terms["mem"] / t, 1.0)
         busy_cores = min(float(n), min(terms["launch"] / t, 1.0)
                          + min(terms["load"] / t, 1.0) * terms["eff_cores"])
@@ -177,6 +218,38 @@ class PerfModel(object):
             return power_terms(self.idle_params, self.dev, mode, None)
         wl = self._wl(name)
         return power_terms(wl["power"], self.dev, mode, self.time_terms(name, mode, batch_size))
+
+    # -- inference ----------------------------------------------------------------------------
+    def has_inference(self, name):
+        return "inference" in self.profiles["workloads"].get(name, {})
+
+    def inference_workloads(self):
+        return sorted(n for n in self.profiles["workloads"] if self.has_inference(n))
+
+    def _inf(self, name):
+        wl = self._wl(name)
+        try:
+            return wl["inference"]
+        except KeyError:
+            raise KeyError("workload %r has no inference profile (with one: %s)"
+                           % (name, ", ".join(self.inference_workloads())))
+
+    def inference_time_terms(self, name, mode, batch):
+        if batch < 1:
+            raise ValueError("inference batch size must be >= 1, got %r" % (batch,))
+        return inference_time_terms(self._inf(name)["time"], self.dev, mode, batch)
+
+    def inference_time_ms(self, name, mode, batch):
+        """Time (ms) of one inference minibatch of `batch` requests."""
+        return self.inference_time_terms(name, mode, batch)["total"]
+
+    def inference_power_split(self, name, mode, batch):
+        return power_terms(self._inf(name)["power"], self.dev, mode,
+                           self.inference_time_terms(name, mode, batch))
+
+    def inference_power_w(self, name, mode, batch):
+        """Module power (W) while inference minibatches of `batch` requests run back to back."""
+        return self.inference_power_split(name, mode, batch)["total"]
 
     def idle_power_w(self, mode):
         return self.power_split(None, mode)["total"]

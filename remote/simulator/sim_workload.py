@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""A simulated training workload: prints one `PTWB_MINIBATCH <ms>` line per minibatch.
+"""A simulated training or inference workload: prints one `PTWB_MINIBATCH <ms>` line per minibatch.
 
-  sim_workload.py --state DIR [--speed 50] [--seed N] --name NAME --batch-size B --minibatches N
+  sim_workload.py --state DIR [--speed 50] [--seed N] [--inference] --name NAME --batch-size B
+                  --minibatches N
+
+With --inference it serves inference minibatches of B requests back to back (each line is the
+time of one inference minibatch, in ms) from the workload's inference profile; a workload without
+one is refused like an unknown workload (exit 2).
 
 The agent of the simulated Jetson runs it for built-in workloads (--workload-runner). It reads the
 clocks and online cores from the fake tree in DIR/root before every minibatch, takes the minibatch
@@ -38,6 +43,8 @@ def parse_args(argv):
     ap.add_argument("--name", required=True)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--minibatches", type=int, default=40)
+    ap.add_argument("--inference", action="store_true",
+                    help="inference minibatches of --batch-size requests (the inference profile)")
     return ap.parse_args(argv)
 
 
@@ -72,13 +79,18 @@ def main(argv=None):
         sys.stderr.write("sim_workload: unknown workload %r; known: %s\n"
                          % (args.name, ", ".join(model.workloads())))
         return 2
+    if args.inference and not model.has_inference(args.name):
+        sys.stderr.write("sim_workload: workload %r has no inference profile; with one: %s\n"
+                         % (args.name, ", ".join(model.inference_workloads())))
+        return 2
     if args.batch_size < 1 or args.minibatches < 1 or not args.speed > 0:
         sys.stderr.write("sim_workload: --batch-size, --minibatches and --speed must be positive\n")
         return 2
     root = os.path.join(state, "root")
     mode = simkernel.read_mode(root, device)
     run = next_run_number(state)
-    rng = random.Random("%d/%s/%d/%s/%d" % (args.seed, args.name, args.batch_size, mode, run))
+    key = "%d/%s/%d/%s/%d" % (args.seed, args.name, args.batch_size, mode, run)
+    rng = random.Random(key + "/inference" if args.inference else key)
     run_factor = 1.0 + rng.gauss(0.0, RUN_NOISE)
 
     load_path = os.path.join(state, "load.json")
@@ -97,12 +109,17 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
-    simkernel.atomic_write(load_path, json.dumps({"pid": os.getpid(), "name": args.name,
-                                                  "batch_size": args.batch_size}) + "\n")
+    load = {"pid": os.getpid(), "name": args.name, "batch_size": args.batch_size}
+    if args.inference:
+        load["kind"] = "inference"
+    simkernel.atomic_write(load_path, json.dumps(load) + "\n")
     try:
         for i in range(args.minibatches):
             mode = simkernel.read_mode(root, device)
-            ms = model.time_ms(args.name, mode, args.batch_size) * run_factor
+            if args.inference:
+                ms = model.inference_time_ms(args.name, mode, args.batch_size) * run_factor
+            else:
+                ms = model.time_ms(args.name, mode, args.batch_size) * run_factor
             ms *= max(0.5, 1.0 + rng.gauss(0.0, MINIBATCH_NOISE))
             if i == 0:
                 ms *= rng.uniform(*WARMUP)

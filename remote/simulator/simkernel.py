@@ -5,7 +5,8 @@ and sim_workload.py (reads the clocks). Standard library only, Python 3.8+.
 Layout of the state directory DIR:
   DIR/root/        the fake tree (docs/device-protocol.md, "The fake kernel tree")
   DIR/sim.json     {"device": ...}: which device the tree is
-  DIR/load.json    written by a running sim workload: {"pid", "name", "batch_size"}
+  DIR/load.json    written by a running sim workload: {"pid", "name", "batch_size"[, "kind":
+                   "inference"]}
   DIR/faults.json  optional JSON list of fault strings, read at run time
 """
 
@@ -491,8 +492,10 @@ class SimKernel(object):
         if stamp != self._load_stamp or self._load_key is not None:
             load = read_load(self.state_dir)   # checks the pid is still alive
             self._load_stamp = stamp
-            if load and self.model.has_workload(str(load.get("name"))):
-                self._load_key = (str(load["name"]), int(load.get("batch_size") or 16))
+            inference = bool(load) and load.get("kind") == "inference"
+            if load and self.model.has_workload(str(load.get("name"))) and (
+                    not inference or self.model.has_inference(str(load["name"]))):
+                self._load_key = (str(load["name"]), int(load.get("batch_size") or 16), inference)
             else:
                 self._load_key = None
         return self._load_key
@@ -519,6 +522,8 @@ class SimKernel(object):
             mode = self.mode()
             if load is None:
                 split = self.model.power_split(None, mode)
+            elif load[2]:
+                split = self.model.inference_power_split(load[0], mode, load[1])
             else:
                 split = self.model.power_split(load[0], mode, load[1])
             target = {k: split[k] for k in ("cpu", "gpu", "mem", "static")}

@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 import unittest
@@ -71,6 +72,27 @@ class EndToEndTest(unittest.TestCase):
         self.assertTrue(r["ok"], r)
         self.assertEqual(len(r["result"]["samples"]) if isinstance(r["result"]["samples"], list)
                          else r["result"]["samples"], 3)
+        self.assertEqual(s.close(), 0)
+
+    def test_profile_of_a_simulated_inference_workload(self):
+        # The protocol needs no change: sim_workload.py --inference runs as a command workload,
+        # one PTWB_MINIBATCH line per inference minibatch of --batch-size requests.
+        s = self.start()
+        r, _ = s.request("apply_mode", mode=MODE)
+        self.assertTrue(r["ok"], r)
+        argv = [sys.executable,
+                os.path.join(simpaths.SIM_DIR, "sim_workload.py"), "--state", self.dir,
+                "--speed", "50", "--seed", "1", "--inference", "--name", "resnet18",
+                "--batch-size", "16", "--minibatches", "80"]
+        r, _ = s.request("profile", workload={"kind": "command", "argv": argv}, minibatches=80)
+        self.assertTrue(r["ok"], r)
+        res = r["result"]
+        m = perfmodel.PerfModel("orin-agx")
+        md = perfmodel.Mode(**MODE)
+        t, p = m.inference_time_ms("resnet18", md, 16), m.inference_power_w("resnet18", md, 16)
+        self.assertLess(abs(res["time_ms"]["median"] - t) / t, 0.06, (res, t))
+        self.assertLess(abs(res["power_w"]["median"] - p) / p, 0.05, (res, p))
+        self.assertTrue(res["settled"], res)
         self.assertEqual(s.close(), 0)
 
     def test_bad_builtin_workload_is_refused(self):

@@ -124,5 +124,97 @@ class CalibrationCheckTest(unittest.TestCase):
         self.assertIn("skipping", out.getvalue())
 
 
+
+# What docs/simulator.md reports for the calibrated inference profiles (overall time and power
+# MAPE, %, per file); the test allows REPORTED + MARGIN.
+INFER_REPORTED = {"resnet18": ("resnet18_infer.csv", 5.30, 5.31),
+                  "mobilenet_v3": ("mobilenetv3_infer.csv", 8.15, 5.26)}
+INFER_REPORTED_PER_BATCH = {  # batch: (time, power) MAPE %
+    "resnet18": {1: (4.78, 4.01), 4: (6.00, 4.76), 16: (3.76, 4.87), 32: (5.80, 6.14),
+                 64: (6.18, 6.79)},
+    "mobilenet_v3": {1: (4.55, 5.54), 4: (6.93, 3.89), 16: (9.03, 4.19), 32: (8.06, 5.47),
+                     64: (12.16, 7.23)},
+}
+MARGIN = 1.0          # percentage points, overall
+MARGIN_PER_BATCH = 2.0
+
+FULCRUM_BATCHES = (1, 4, 16, 32, 64)
+
+
+def fulcrum_modes():
+    import corpus
+    return list(corpus.fulcrum_grid("orin-agx"))
+
+
+class InferenceModelTest(unittest.TestCase):
+    def test_inference_profiles(self):
+        wl = perfmodel.load_profiles()["workloads"]
+        m = perfmodel.PerfModel("orin-agx")
+        self.assertEqual(set(m.inference_workloads()) & {"resnet18", "mobilenet_v3"},
+                         {"resnet18", "mobilenet_v3"})
+        for name in ("resnet18", "mobilenet_v3"):
+            self.assertIn("calibrated", wl[name]["inference"]["source"])
+        simulated = [n for n in m.inference_workloads()
+                     if "SIMULATED" in wl[n]["inference"]["source"]]
+        self.assertGreaterEqual(len(simulated), 1)
+        for name in m.inference_workloads():
+            inf = wl[name]["inference"]
+            self.assertEqual(set(inf["time"]), set(perfmodel.INFER_TIME_PARAMS), name)
+            self.assertEqual(set(inf["power"]), set(perfmodel.INFER_POWER_PARAMS), name)
+        with self.assertRaises(KeyError):
+            m.inference_time_ms("lstm", max_mode(m.table), 4)
+
+    def test_time_grows_with_batch_and_falls_with_gpu_clock(self):
+        for d in DEVICES:
+            m = perfmodel.PerfModel(d)
+            t = m.table
+            gpus = sorted(t["gpu_hz"])
+            base = max_mode(t)
+            for w in m.inference_workloads():
+                for md in (fulcrum_modes() if d == "orin-agx" else [base]):
+                    times = [m.inference_time_ms(w, md, b) for b in FULCRUM_BATCHES]
+                    self.assertEqual(times, sorted(times), (d, w, md))
+                    self.assertEqual(len(set(times)), len(times), (d, w, md))
+                for b in FULCRUM_BATCHES:
+                    prev = None
+                    for g in gpus:
+                        md = perfmodel.Mode(base.cores, base.cpu_khz, g, base.emc_hz)
+                        tm = m.inference_time_ms(w, md, b)
+                        if prev is not None:
+                            self.assertLessEqual(tm, prev * 1.0000001, (d, w, b, g))
+                        prev = tm
+                    lo = perfmodel.Mode(base.cores, base.cpu_khz, gpus[0], base.emc_hz)
+                    if b >= 16:
+                        self.assertGreater(m.inference_time_ms(w, lo, b),
+                                           1.5 * m.inference_time_ms(w, base, b), (d, w, b))
+
+    def test_power_saturates_with_batch(self):
+        m = perfmodel.PerfModel("orin-agx")
+        md = max_mode(m.table)
+        for w in m.inference_workloads():
+            p = [m.inference_power_w(w, md, b) for b in (1, 4, 16, 32, 64, 256)]
+            self.assertGreater(p[-1], m.idle_power_w(md), w)
+            self.assertGreater(p[2], p[0] + 3, w)             # a bigger batch draws more
+            self.assertLess(p[-1] - p[3], p[2] - p[0], w)     # ... less and less
+            self.assertTrue(35 <= p[-1] <= 60, (w, p[-1]))
+
+    def test_calibrated_inference_reproduces_the_real_files(self):
+        data = os.path.join(simpaths.DATA_DIR, "orin-agx")
+        if not os.path.isdir(data):
+            self.skipTest("no measurements at %s (set PTWB_DATA_DIR); inference check skipped"
+                          % simpaths.DATA_DIR)
+        m = perfmodel.PerfModel("orin-agx")
+        for name, (fname, t_rep, p_rep) in INFER_REPORTED.items():
+            rows = calibrate.read_inference_csv(os.path.join(data, fname))
+            self.assertEqual(len(rows), 441 * 5)
+            tm, pm, per = calibrate.inference_mape(rows, m, name)
+            self.assertLessEqual(tm, t_rep + MARGIN, name)
+            self.assertLessEqual(pm, p_rep + MARGIN, name)
+            for b, (bt, bp, _) in per.items():
+                rt, rp = INFER_REPORTED_PER_BATCH[name][b]
+                self.assertLessEqual(bt, rt + MARGIN_PER_BATCH, (name, b))
+                self.assertLessEqual(bp, rp + MARGIN_PER_BATCH, (name, b))
+
+
 if __name__ == "__main__":
     unittest.main()

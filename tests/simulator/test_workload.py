@@ -55,6 +55,32 @@ class WorkloadTest(unittest.TestCase):
         self.assertLess(abs(slow - m.time_ms("resnet18", md)) / slow, 0.08)
         self.assertGreater(big, 1.4 * slow)
 
+    def test_inference_minibatches_follow_the_inference_model(self):
+        m = perfmodel.PerfModel("orin-agx")
+        md = self.kernel.mode()
+        meds = {}
+        for b in (1, 16, 64):
+            p = self.run_wl("--inference", "--name", "mobilenet_v3", "--batch-size", str(b),
+                            "--minibatches", "15")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            t = self.times(p)
+            self.assertEqual(len(t), 15)
+            meds[b] = statistics.median(t[1:])
+            expect = m.inference_time_ms("mobilenet_v3", md, b)
+            self.assertLess(abs(meds[b] - expect) / expect, 0.06, (b, meds[b], expect))
+            self.assertGreater(t[0], 1.4 * meds[b])                  # warm-up
+        self.assertLess(meds[1], meds[16])
+        self.assertLess(meds[16], meds[64])
+        # not the training model's time at the same batch size
+        self.assertGreater(abs(meds[16] - m.time_ms("mobilenet_v3", md, 16)) / meds[16], 0.3)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "load.json")))
+
+    def test_inference_without_a_profile_exits_2(self):
+        p = self.run_wl("--inference", "--name", "lstm", "--minibatches", "3")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no inference profile", p.stderr.decode())
+        self.assertEqual(self.times(p), [])
+
     def test_unknown_workload_exits_2(self):
         p = self.run_wl("--name", "no_such_net", "--minibatches", "3")
         self.assertEqual(p.returncode, 2)
@@ -70,6 +96,24 @@ class WorkloadTest(unittest.TestCase):
             load = simkernel.read_load(self.dir)
             self.assertEqual(load["name"], "bert_base")
             self.assertEqual(load["pid"], proc.pid)
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=10)
+        self.assertIsNone(simkernel.read_load(self.dir))
+
+    def test_announces_an_inference_load(self):
+        argv = [sys.executable, RUNNER, "--state", self.dir, "--speed", "20", "--inference",
+                "--name", "bert_base", "--batch-size", "4", "--minibatches", "200"]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            proc.stdout.readline()
+            load = simkernel.read_load(self.dir)
+            self.assertEqual((load["name"], load["batch_size"], load["kind"]),
+                             ("bert_base", 4, "inference"))
+            self.kernel.refresh(force=True)
+            m = perfmodel.PerfModel("orin-agx")
+            self.assertAlmostEqual(sum(self.kernel._target.values()),
+                                   m.inference_power_w("bert_base", self.kernel.mode(), 4), places=6)
         finally:
             proc.terminate()
             proc.communicate(timeout=10)
