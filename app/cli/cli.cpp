@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "benchcommand.h"
+#include "concurrentcommands.h"
 #include "command.h"
 #include "democommand.h"
 #include "devicecommands.h"
@@ -34,6 +35,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<RecommendCommand>());
     commands.push_back(std::make_unique<ParetoCommand>());
     commands.push_back(std::make_unique<EvaluateCommand>());
+    commands.push_back(std::make_unique<EvaluateConcurrentCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
     commands.push_back(std::make_unique<SearchCommand>());

@@ -83,6 +83,20 @@ QString Command::defaultOptionFor(InputField field)
         return QStringLiteral("configs");
     case InputField::SimulatorSpeed:
         return QStringLiteral("sim-speed");
+    case InputField::Training:
+        return QStringLiteral("train");
+    case InputField::Inference:
+        return QStringLiteral("infer");
+    case InputField::TrainingReference:
+        return QStringLiteral("train-reference");
+    case InputField::InferenceReference:
+        return QStringLiteral("infer-reference");
+    case InputField::ArrivalRate:
+        return QStringLiteral("arrival-rate");
+    case InputField::LatencyBudget:
+        return QStringLiteral("latency-budget");
+    case InputField::PowerBudget:
+        return QStringLiteral("power-budget");
     case InputField::ConfirmWithin:
         return QStringLiteral("confirm-within");
     }

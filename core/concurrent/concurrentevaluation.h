@@ -15,6 +15,13 @@ struct ConcurrentGrid
     QVector<double> powerBudgetsW;
 
     QVector<ConcurrentProblem> problems() const;
+
+    // "30:120:10" -> 30, 40, ..., 120; "0.5" -> 0.5; "1,1.5,2" -> those. Values must be
+    // positive; errors are bad input about `field` and show `example`.
+    static Expected<QVector<double>> parseRange(const QString &text, InputField field,
+                                                const QString &example);
+    // The Fulcrum study's grid: 30..120 requests/s step 10, 0.5..2.0 s step 0.1, 10..50 W.
+    static ConcurrentGrid study();
 };
 
 // One strategy's answer to one problem of one repeat (`ptwb evaluate-concurrent --picks`).
@@ -63,6 +70,7 @@ public:
     // Reference measurements for pt and safe: a training workload (one row per mode) and,
     // optionally, an inference workload; models are trained on them once per run.
     void setReferences(TrainingData training, QVector<Measurement> inference);
+    const ConcurrentData &target() const { return m_target; }
     void setCancelled(std::function<bool()> cancelled) { m_cancelled = std::move(cancelled); }
     void setProgress(std::function<void(int done, int total)> progress)
     {

@@ -39,6 +39,13 @@ enum class InputField {
     Configs,
     SimulatorSpeed,
     ConfirmWithin,
+    Training,  // the training workload of a concurrent problem (a file or a stored workload)
+    Inference,  // its inference workload
+    TrainingReference,
+    InferenceReference,
+    ArrivalRate,  // requests per second, one or a range
+    LatencyBudget,
+    PowerBudget,
 };
 
 // The outcome of an operation that can fail with a message meant for a person:

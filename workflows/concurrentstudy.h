@@ -1,0 +1,28 @@
+#pragma once
+
+#include "concurrent/concurrentevaluation.h"
+
+namespace ptwb::workflows {
+
+// Measurements of one workload from a CSV file in the public layout (training, or inference
+// with a `bs` column), for a device kind's mode space. Errors are bad input about `field` and
+// name the file and line.
+Expected<QVector<Measurement>> readMeasurementsFile(const QString &path, const QString &deviceKind,
+                                                    InputField field);
+
+// The files of a concurrent evaluation (`ptwb evaluate-concurrent`, the Compare view).
+struct ConcurrentFiles
+{
+    QString training;
+    QString inference;
+    QString trainingReference;  // for pt and safe
+    QString inferenceReference;  // optional
+    QString deviceKind = QStringLiteral("orin-agx");
+};
+
+// Reads the files, joins the pair and sets up an evaluator with its references (read only when
+// a strategy needs them; pt and safe without a training reference are bad input).
+Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
+                                                  const ConcurrentEvaluationOptions &options);
+
+}  // namespace ptwb::workflows
