@@ -25,6 +25,9 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <iterator>
+
 namespace ptwb::ui {
 
 namespace {
@@ -203,8 +206,12 @@ void AccuracyStudyDialog::reload()
         });
 }
 
-void AccuracyStudyDialog::showWorkloads(const QVector<WorkloadSummary> &summaries)
+void AccuracyStudyDialog::showWorkloads(const QVector<WorkloadSummary> &all)
 {
+    // The study trains and transfers models: training workloads only.
+    QVector<WorkloadSummary> summaries;
+    std::copy_if(all.cbegin(), all.cend(), std::back_inserter(summaries),
+                 [](const WorkloadSummary &s) { return !s.isInference(); });
     const QString reference = m_reference->currentData().toStringList().value(1);
     const QString target = m_target->currentData().toStringList().value(1);
     m_reference->clear();

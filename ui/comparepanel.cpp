@@ -282,7 +282,7 @@ void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
 {
     m_summaries.clear();
     for (const WorkloadSummary &s : summaries) {
-        if (m_kind.isEmpty() || s.deviceKind == m_kind)
+        if ((m_kind.isEmpty() || s.deviceKind == m_kind) && !s.isInference())
             m_summaries.append(s);
     }
     const QString reference = m_reference->currentText();

@@ -179,7 +179,8 @@ void ExplorePanel::loadWorkloads()
                 return passOn<Expected<QVector<WorkloadChoice>>>(all);
             QVector<WorkloadChoice> choices;
             for (const WorkloadSummary &s : *all) {
-                if (s.deviceKind == kind)
+                // Explore draws training time and power per mode: no inference workloads.
+                if (s.deviceKind == kind && !s.isInference())
                     choices.append({s.workload, s.device, s.distinctModes});
             }
             return choices;

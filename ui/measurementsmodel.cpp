@@ -55,6 +55,8 @@ QVariant MeasurementsModel::data(const QModelIndex &index, int role) const
     case EmcGHz:
         return sort ? QVariant(m.mode.emcHz)
                     : QVariant(QString::number(m.mode.emcHz / 1e9, 'f', 3));
+    case Batch:
+        return sort || m.inferenceBatch > 0 ? QVariant(m.inferenceBatch) : QVariant();
     case TimeMs:
         return sort ? QVariant(m.timeMs) : QVariant(QString::number(m.timeMs, 'f', 1));
     case PowerW:
@@ -78,6 +80,8 @@ QVariant MeasurementsModel::headerData(int section, Qt::Orientation orientation,
             return tr("cores/CPU kHz/GPU Hz/memory Hz");
         case Short:
             return tr("cores c / CPU GHz C / GPU GHz G / memory GHz M");
+        case Batch:
+            return tr("Inference minibatch size: requests per minibatch");
         case TimeMs:
             return tr("Median minibatch time over the clean window");
         case PowerW:
@@ -103,6 +107,8 @@ QVariant MeasurementsModel::headerData(int section, Qt::Orientation orientation,
         return tr("GPU GHz");
     case EmcGHz:
         return tr("Memory GHz");
+    case Batch:
+        return tr("Batch");
     case TimeMs:
         return tr("Time (ms)");
     case PowerW:

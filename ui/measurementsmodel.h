@@ -20,6 +20,7 @@ public:
         CpuGHz,
         GpuGHz,
         EmcGHz,
+        Batch,  // inference measurements only (the view hides it for training ones)
         TimeMs,
         PowerW,
         EnergyJ,

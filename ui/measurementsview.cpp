@@ -105,6 +105,10 @@ void MeasurementsView::setMeasurements(const QString &device, const QString &wor
     if (currentSelection() != qMakePair(device, workload))
         return;
     m_model->setMeasurements(rows);
+    m_table->setColumnHidden(MeasurementsModel::Batch,
+                             std::none_of(rows.cbegin(), rows.cend(), [](const Measurement &m) {
+                                 return m.inferenceBatch > 0;
+                             }));
     m_stack->setCurrentWidget(rows.isEmpty() ? static_cast<QWidget *>(m_emptyState) : m_table);
     if (rows.isEmpty()) {
         m_statistics->clear();

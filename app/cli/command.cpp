@@ -132,7 +132,11 @@ Expected<TrainingData> readTrainingData(const QString &path, const QString &devi
         MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
     if (!parsed)
         return Result::badInput(field, parsed.error());
-    return TrainingData::fromMeasurements(parsed->rows);
+    Expected<TrainingData> data =
+        TrainingData::fromMeasurements(parsed->rows, QFileInfo(path).fileName());
+    if (!data)
+        return Result::badInput(field, data.error());
+    return data;
 }
 
 void addDeviceKindOptions(QCommandLineParser &parser)

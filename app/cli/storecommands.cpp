@@ -10,12 +10,27 @@
 
 namespace ptwb::cli {
 
+namespace {
+
+QJsonArray intArray(const QVector<int> &values)
+{
+    QJsonArray out;
+    for (int value : values)
+        out.append(value);
+    return out;
+}
+
+}  // namespace
+
 void ImportCommand::addOptions(QCommandLineParser &parser) const
 {
     parser.addPositionalArgument(QStringLiteral("PATH"),
                                  QStringLiteral("A summary CSV with columns cores,cpu,gpu,mem,"
                                                 "observed_time,observed_power (kHz for cpu, Hz "
-                                                "for gpu and mem, ms, W), or raw run folders "
+                                                "for gpu and mem, ms, W), or with a bs column "
+                                                "too: inference measurements, observed_time "
+                                                "the ms of one minibatch of bs requests; or "
+                                                "raw run folders "
                                                 "pm_<cores>_<cpu kHz>_<gpu Hz>_<mem Hz>/ as the "
                                                 "PowerTrain study's scripts write them (one, or "
                                                 "a folder of them)."));
@@ -92,18 +107,22 @@ int ImportCommand::run(const QCommandLineParser &parser, Output &output) const
             }
             folders.append(entry);
         }
-        output.object({{QStringLiteral("file"), outcome->record.fileName},
-                       {QStringLiteral("dry_run"), outcome->dryRun},
-                       {QStringLiteral("folders"), folders},
-                       {QStringLiteral("device"), outcome->device},
-                       {QStringLiteral("kind"), outcome->deviceKind},
-                       {QStringLiteral("workload"), outcome->workload},
-                       {QStringLiteral("import_id"), outcome->record.id},
-                       {QStringLiteral("already_imported"), outcome->alreadyImported},
-                       {QStringLiteral("rows"), outcome->rows},
-                       {QStringLiteral("distinct_modes"), outcome->distinctModes},
-                       {QStringLiteral("repeated_modes"), outcome->repeatedModes},
-                       {QStringLiteral("seconds"), outcome->seconds}});
+        QJsonObject object {{QStringLiteral("file"), outcome->record.fileName},
+                            {QStringLiteral("dry_run"), outcome->dryRun},
+                            {QStringLiteral("folders"), folders},
+                            {QStringLiteral("device"), outcome->device},
+                            {QStringLiteral("kind"), outcome->deviceKind},
+                            {QStringLiteral("workload"), outcome->workload},
+                            {QStringLiteral("import_id"), outcome->record.id},
+                            {QStringLiteral("already_imported"), outcome->alreadyImported},
+                            {QStringLiteral("rows"), outcome->rows},
+                            {QStringLiteral("distinct_modes"), outcome->distinctModes},
+                            {QStringLiteral("repeated_modes"), outcome->repeatedModes},
+                            {QStringLiteral("seconds"), outcome->seconds}};
+        if (!outcome->inferenceBatches.isEmpty()) {
+            object.insert(QStringLiteral("inference_batches"), intArray(outcome->inferenceBatches));
+        }
+        output.object(object);
     } else {
         output.line(outcome->describe());
     }
@@ -176,11 +195,14 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
         return output.fail(summaries);
     if (output.json()) {
         for (const WorkloadSummary &s : *summaries) {
-            output.object({{QStringLiteral("device"), s.device},
-                           {QStringLiteral("kind"), s.deviceKind},
-                           {QStringLiteral("workload"), s.workload},
-                           {QStringLiteral("measurements"), s.measurements},
-                           {QStringLiteral("distinct_modes"), s.distinctModes}});
+            QJsonObject object {{QStringLiteral("device"), s.device},
+                                {QStringLiteral("kind"), s.deviceKind},
+                                {QStringLiteral("workload"), s.workload},
+                                {QStringLiteral("measurements"), s.measurements},
+                                {QStringLiteral("distinct_modes"), s.distinctModes}};
+            if (s.isInference())
+                object.insert(QStringLiteral("inference_batches"), intArray(s.inferenceBatches));
+            output.object(object);
         }
         return kExitOk;
     }
@@ -195,17 +217,24 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
         deviceWidth = std::max(deviceWidth, int(s.device.size()));
         workloadWidth = std::max(workloadWidth, int(s.workload.size()));
     }
-    output.line(QStringLiteral("%1  %2  %3  %4")
+    output.line(QStringLiteral("%1  %2  %3  %4  %5")
                     .arg(QStringLiteral("device"), -deviceWidth)
                     .arg(QStringLiteral("workload"), -workloadWidth)
                     .arg(QStringLiteral("measurements"), 12)
-                    .arg(QStringLiteral("modes"), 6));
+                    .arg(QStringLiteral("modes"), 6)
+                    .arg(QStringLiteral("kind")));
     for (const WorkloadSummary &s : *summaries) {
-        output.line(QStringLiteral("%1  %2  %3  %4")
+        QStringList batches;
+        for (int batch : s.inferenceBatches)
+            batches.append(QString::number(batch));
+        output.line(QStringLiteral("%1  %2  %3  %4  %5")
                         .arg(s.device, -deviceWidth)
                         .arg(s.workload, -workloadWidth)
                         .arg(s.measurements, 12)
-                        .arg(s.distinctModes, 6));
+                        .arg(s.distinctModes, 6)
+                        .arg(batches.isEmpty() ? QStringLiteral("training")
+                                               : QStringLiteral("inference (bs %1)")
+                                                     .arg(batches.join(QLatin1Char(',')))));
     }
     return kExitOk;
 }

@@ -143,7 +143,11 @@ Expected<TradeoffSpace> TradeoffSpace::load(Store &store, const QString &workloa
     const Expected<QVector<Measurement>> rows = store.measurements(resolved, workload);
     if (!rows)
         return Result::failure(rows.error());
-    const TrainingData measured = TrainingData::fromMeasurements(*rows);
+    const Expected<TrainingData> reduced = TrainingData::fromMeasurements(
+        *rows, QStringLiteral("workload '%1' on %2").arg(workload, resolved));
+    if (!reduced)
+        return passOn<Result>(reduced);
+    const TrainingData &measured = *reduced;
     std::optional<PowerModel> model;
     if (!observedOnly) {
         const Expected<ModelRecord> record = store.latestModel(*kind, workload, QString());

@@ -13,8 +13,12 @@ Expected<WorkloadData> WorkloadData::load(Store &store, const QString &workload,
     const Expected<QVector<Measurement>> rows = store.measurements(*resolved, workload);
     if (!rows)
         return Expected<WorkloadData>::failure(rows.error());
+    Expected<TrainingData> data = TrainingData::fromMeasurements(
+        *rows, QStringLiteral("workload '%1' on %2").arg(workload, *resolved));
+    if (!data)
+        return passOn<Expected<WorkloadData>>(data);
     return WorkloadData {*resolved, store.deviceKind(*resolved).value_or(QString()),
-                         TrainingData::fromMeasurements(*rows)};
+                         std::move(data).value()};
 }
 
 ModelFit ModelFit::of(const PowerModel &model, const TrainingData &observed)

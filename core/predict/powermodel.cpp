@@ -1,6 +1,8 @@
 #include "predict/powermodel.h"
 
 #include <QHash>
+#include <QSet>
+#include <QStringList>
 
 #include <algorithm>
 #include <cmath>
@@ -78,8 +80,27 @@ Status fitTimeAndPower(const QString &workload, const TrainingData &data, const 
 
 }  // namespace
 
-TrainingData TrainingData::fromMeasurements(const QVector<Measurement> &rows)
+Expected<TrainingData> TrainingData::fromMeasurements(const QVector<Measurement> &rows,
+                                                      const QString &source)
 {
+    QSet<int> batches;
+    for (const Measurement &m : rows) {
+        if (m.inferenceBatch > 0)
+            batches.insert(m.inferenceBatch);
+    }
+    if (!batches.isEmpty()) {
+        QList<int> sorted(batches.cbegin(), batches.cend());
+        std::sort(sorted.begin(), sorted.end());
+        QStringList sizes;
+        for (int batch : sorted)
+            sizes.append(QString::number(batch));
+        return Expected<TrainingData>::badInput(
+            InputField::Workload,
+            QStringLiteral("%1 holds inference measurements (inference minibatch sizes %2), not "
+                           "training ones; training, transfer, evaluation and mode selection "
+                           "need a workload of training measurements")
+                .arg(source, sizes.join(QStringLiteral(", "))));
+    }
     QHash<PowerMode, int> position;
     QVector<QVector<double>> times;
     QVector<QVector<double>> powers;

@@ -20,7 +20,11 @@ struct TrainingData
     QVector<double> powerW;
     QVector<qint64> ids;  // every measurement id that went in
 
-    static TrainingData fromMeasurements(const QVector<Measurement> &rows);
+    // Training measurements only: rows with an inference batch size are refused as bad input
+    // (the workload field) naming `source` ("workload 'W' on DEVICE", or a file name), since
+    // reducing them per mode would merge different batch sizes as repeats of one mode.
+    static Expected<TrainingData> fromMeasurements(const QVector<Measurement> &rows,
+                                                   const QString &source);
     // Only the modes at `rows` (positions into `modes`).
     TrainingData subset(const QVector<int> &rows) const;
     int size() const { return int(modes.size()); }

@@ -57,6 +57,16 @@ QString describeFolders(const ImportOutcome &outcome, const QString &where)
     return text;
 }
 
+// A store that could not take the rows names its file; rows it refuses (bad input, such as a
+// training file for an inference workload) keep their kind and field for the caller.
+template<typename To, typename From>
+To storeFailure(const From &failed, const QString &storePath)
+{
+    if (failed.errorKind() == ErrorKind::BadInput)
+        return passOn<To>(failed);
+    return passOn<To>(failed, storePath);
+}
+
 }  // namespace
 
 QString ImportOutcome::describe() const
@@ -73,18 +83,26 @@ QString ImportOutcome::describe() const
             .arg(record.rows)
             .arg(record.importedAt);
     }
-    QString text = QStringLiteral("%1 %2 rows (%3 distinct modes) of workload '%4' on %5 "
-                                  "from %6 in %7 s")
+    QStringList batches;
+    for (int batch : inferenceBatches)
+        batches.append(QString::number(batch));
+    const QString modes = batches.isEmpty()
+        ? QStringLiteral("%1 distinct modes").arg(distinctModes)
+        : QStringLiteral("inference: %1 distinct modes at minibatch sizes %2")
+              .arg(distinctModes)
+              .arg(batches.join(QStringLiteral(", ")));
+    QString text = QStringLiteral("%1 %2 rows (%3) of workload '%4' on %5 from %6 in %7 s")
                        .arg(dryRun ? QStringLiteral("would import") : QStringLiteral("imported"))
                        .arg(rows)
-                       .arg(distinctModes)
-                       .arg(workload, where, record.fileName)
+                       .arg(modes, workload, where, record.fileName)
                        .arg(seconds, 0, 'f', 3);
     if (repeatedModes > 0) {
-        text += QStringLiteral("; %1 modes appear on more than one line: every line is kept as a "
-                               "repeated measurement of its mode, and analyses use the median "
-                               "per mode")
-                    .arg(repeatedModes);
+        text +=
+            QStringLiteral("; %1 modes appear on more than one line%2: every line is kept "
+                           "as a repeated measurement of its mode, and analyses use the "
+                           "median per mode")
+                .arg(repeatedModes)
+                .arg(batches.isEmpty() ? QString() : QStringLiteral(" at the same minibatch size"));
     }
     return text;
 }
@@ -166,6 +184,7 @@ Expected<ImportOutcome> Importer::runCsv(const ImportRequest &request, const Dev
     outcome.rows = parsed->rows.size();
     outcome.distinctModes = parsed->distinctModes;
     outcome.repeatedModes = parsed->repeatedModes;
+    outcome.inferenceBatches = parsed->inferenceBatches;
     if (request.dryRun) {
         outcome.record.fileName = fileName;
         outcome.seconds = timer.nsecsElapsed() / 1e9;
@@ -175,7 +194,7 @@ Expected<ImportOutcome> Importer::runCsv(const ImportRequest &request, const Dev
     Expected<ImportRecord> record = m_store.addImport(request.device, spec.id(), request.workload,
                                                       fileName, sha256, parsed->rows, progress);
     if (!record)
-        return Result::failure(QStringLiteral("%1: %2").arg(m_store.path(), record.error()));
+        return storeFailure<Result>(record, m_store.path());
     outcome.record = *record;
     outcome.seconds = timer.nsecsElapsed() / 1e9;
     return outcome;
@@ -239,7 +258,7 @@ Expected<ImportOutcome> Importer::runFolders(const ImportRequest &request, const
         Expected<QVector<ImportRecord>> records =
             m_store.addImports(request.device, spec.id(), request.workload, sources, progress);
         if (!records)
-            return Result::failure(QStringLiteral("%1: %2").arg(m_store.path(), records.error()));
+            return storeFailure<Result>(records, m_store.path());
         outcome.record.id = records->front().id;
         outcome.record.importedAt = records->front().importedAt;
     }

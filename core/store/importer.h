@@ -25,7 +25,8 @@ struct ImportOutcome
     bool alreadyImported = false;  // the same content was imported before: nothing changed
     qint64 rows = 0;
     qint64 distinctModes = 0;
-    qint64 repeatedModes = 0;
+    qint64 repeatedModes = 0;  // (mode, inference batch size) pairs on more than one line
+    QVector<int> inferenceBatches;  // an inference file's batch sizes, ascending; else empty
     double seconds = 0;
     bool dryRun = false;
     // Raw run folders: one entry per folder found, imported or not.

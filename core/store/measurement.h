@@ -3,6 +3,7 @@
 #include "modes/powermode.h"
 
 #include <QString>
+#include <QVector>
 
 #include <optional>
 
@@ -35,7 +36,11 @@ struct WorkloadSummary
     QString deviceKind;
     QString workload;
     qint64 measurements = 0;
-    qint64 distinctModes = 0;
+    qint64 distinctModes = 0;  // power modes, whatever their inference batch sizes
+    // The distinct inference minibatch sizes, ascending; empty for a training workload.
+    QVector<int> inferenceBatches;
+
+    bool isInference() const { return !inferenceBatches.isEmpty(); }
 };
 
 // A file that was imported, kept so that the same content is never imported twice.

@@ -2,6 +2,8 @@
 
 #include "util/numbertext.h"
 
+#include <QHash>
+#include <QPair>
 #include <QSet>
 
 #include <algorithm>
@@ -12,14 +14,27 @@ namespace ptwb::MeasurementCsv {
 
 namespace {
 
-enum Column { Cores, Cpu, Gpu, Mem, Time, Power, ColumnCount };
+// Batch is optional: present only in the inference layout, where it comes after the time.
+enum Column { Cores, Cpu, Gpu, Mem, Time, Power, Batch, ColumnCount };
+constexpr int kRequiredColumns = Batch;
 
 const std::array<const char *, ColumnCount> kColumnNames = {
-    "cores", "cpu", "gpu", "mem", "observed_time", "observed_power"};
+    "cores", "cpu", "gpu", "mem", "observed_time", "observed_power", "bs"};
 
 QString columnList()
 {
     return columns().join(QLatin1Char(','));
+}
+
+QString inferenceColumnList()
+{
+    return inferenceColumns().join(QLatin1Char(','));
+}
+
+QString bothLayouts()
+{
+    return QStringLiteral("%1 (training) or %2 (inference)")
+        .arg(columnList(), inferenceColumnList());
 }
 
 QByteArray unquote(const QByteArray &field)
@@ -58,6 +73,10 @@ public:
     // Fills `out` or returns the error for `line`.
     QString parse(const QList<QByteArray> &fields, int line, Measurement *out) const
     {
+        if (m_position[Batch] >= 0) {
+            if (QString problem = batch(fields, line, &out->inferenceBatch); !problem.isEmpty())
+                return problem;
+        }
         for (int column = Cores; column <= Mem; ++column) {
             const Dimension dimension = kAllDimensions[column];
             const QByteArray text = unquote(fields[m_position[column]]);
@@ -105,6 +124,35 @@ private:
         return {};
     }
 
+    // A whole number of requests; "64.0" is how the public inference files write 64.
+    QString batch(const QList<QByteArray> &fields, int line, int *out) const
+    {
+        const QByteArray text = unquote(fields[m_position[Batch]]);
+        qint64 value = 0;
+        if (text.isEmpty()) {
+            return error(line, Batch,
+                         QStringLiteral("empty; expected an inference minibatch size in requests "
+                                        "(1 to %1)")
+                             .arg(kMaxInferenceBatch));
+        }
+        if (!parseWhole(text, &value)) {
+            return error(line, Batch,
+                         QStringLiteral("'%1' is not a whole number; expected an inference "
+                                        "minibatch size in requests (1 to %2)")
+                             .arg(QString::fromUtf8(text))
+                             .arg(kMaxInferenceBatch));
+        }
+        if (value < 1 || value > kMaxInferenceBatch) {
+            return error(line, Batch,
+                         QStringLiteral("'%1' is out of range; expected an inference minibatch "
+                                        "size in requests (1 to %2)")
+                             .arg(QString::fromUtf8(text))
+                             .arg(kMaxInferenceBatch));
+        }
+        *out = int(value);
+        return {};
+    }
+
     const QString &m_fileName;
     const ModeSpace &m_space;
     const std::array<int, ColumnCount> &m_position;
@@ -115,8 +163,15 @@ private:
 QStringList columns()
 {
     QStringList names;
-    for (const char *name : kColumnNames)
-        names.append(QLatin1String(name));
+    for (int column = 0; column < kRequiredColumns; ++column)
+        names.append(QLatin1String(kColumnNames[column]));
+    return names;
+}
+
+QStringList inferenceColumns()
+{
+    QStringList names = columns();
+    names.insert(Time + 1, QLatin1String(kColumnNames[Batch]));
     return names;
 }
 
@@ -145,7 +200,7 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
                        .arg(fileName, columnList()));
     }
 
-    // Header: exactly the six columns, in any order.
+    // Header: exactly the six columns, or the seven of the inference layout, in any order.
     int headerLine = 0;
     while (lines[headerLine].trimmed().isEmpty())
         ++headerLine;
@@ -160,7 +215,7 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
                                       "expected exactly %4")
                            .arg(fileName)
                            .arg(headerLine + 1)
-                           .arg(QString::fromUtf8(name), columnList()));
+                           .arg(QString::fromUtf8(name), bothLayouts()));
         }
         int &slot = position[found - kColumnNames.begin()];
         if (slot >= 0) {
@@ -171,25 +226,32 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
         }
         slot = i;
     }
-    for (int column = 0; column < ColumnCount; ++column) {
+    const bool inference = position[Batch] >= 0;
+    const int fieldCount = inference ? ColumnCount : kRequiredColumns;
+    const QString expectedColumns = inference ? inferenceColumnList() : columnList();
+    for (int column = 0; column < kRequiredColumns; ++column) {
         if (position[column] < 0) {
             return bad(QStringLiteral("%1:%2: column '%3': missing from the header; expected %4")
                            .arg(fileName)
                            .arg(headerLine + 1)
-                           .arg(QLatin1String(kColumnNames[column]), columnList()));
+                           .arg(QLatin1String(kColumnNames[column]), expectedColumns));
         }
     }
     if (lastContent == headerLine) {
         return bad(QStringLiteral("%1:%2: no measurements after the header; expected rows of %3")
                        .arg(fileName)
                        .arg(headerLine + 2)
-                       .arg(columnList()));
+                       .arg(expectedColumns));
     }
 
     Parsed parsed;
     parsed.rows.reserve(lastContent - headerLine);
-    QHash<PowerMode, int> seen;
+    // A repeat is the same mode at the same inference batch size (0 for training): one mode at
+    // five batch sizes is five different measurements, not a mode measured five times.
+    QHash<QPair<PowerMode, int>, int> seen;
     seen.reserve(lastContent - headerLine);
+    QSet<PowerMode> modes;
+    QSet<int> batches;
     const RowParser rowParser(fileName, space, position);
     for (int index = headerLine + 1; index <= lastContent; ++index) {
         const QByteArray &text = lines[index];
@@ -197,40 +259,47 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
             continue;
         const int line = index + 1;
         const QList<QByteArray> fields = text.split(',');
-        if (fields.size() != ColumnCount) {
+        if (fields.size() != fieldCount) {
             // A last line with no newline and too few fields is a file cut off mid-write.
-            if (index == lastContent && !endsWithNewline && fields.size() < ColumnCount) {
+            if (index == lastContent && !endsWithNewline && fields.size() < fieldCount) {
                 return bad(QStringLiteral("%1:%2: the last line is cut short (%3 of %4 fields, "
                                           "no final newline); the file looks truncated")
                                .arg(fileName)
                                .arg(line)
                                .arg(fields.size())
-                               .arg(ColumnCount));
+                               .arg(fieldCount));
             }
             return bad(QStringLiteral("%1:%2: %3 fields, expected %4 (%5)")
                            .arg(fileName)
                            .arg(line)
                            .arg(fields.size())
-                           .arg(ColumnCount)
-                           .arg(columnList()));
+                           .arg(fieldCount)
+                           .arg(expectedColumns));
         }
         Measurement measurement;
         measurement.source = QStringLiteral("import");
         const QString problem = rowParser.parse(fields, line, &measurement);
         if (!problem.isEmpty())
             return bad(problem);
-        int &count = seen[measurement.mode];
+        int &count = seen[qMakePair(measurement.mode, measurement.inferenceBatch)];
         if (++count == 2)
             ++parsed.repeatedModes;
+        modes.insert(measurement.mode);
+        if (inference)
+            batches.insert(measurement.inferenceBatch);
         parsed.rows.append(measurement);
     }
-    parsed.distinctModes = seen.size();
+    parsed.distinctModes = modes.size();
+    parsed.inferenceBatches = QVector<int>(batches.cbegin(), batches.cend());
+    std::sort(parsed.inferenceBatches.begin(), parsed.inferenceBatches.end());
     return parsed;
 }
 
 QByteArray write(const QVector<Measurement> &rows)
 {
-    QByteArray out = columnList().toUtf8() + '\n';
+    const bool inference = std::any_of(rows.cbegin(), rows.cend(),
+                                       [](const Measurement &m) { return m.inferenceBatch > 0; });
+    QByteArray out = (inference ? inferenceColumnList() : columnList()).toUtf8() + '\n';
     out.reserve(out.size() + rows.size() * 64);
     for (const Measurement &m : rows) {
         out.append(QByteArray::number(m.mode.cores)).append(',');
@@ -239,6 +308,8 @@ QByteArray write(const QVector<Measurement> &rows)
         out.append(QByteArray::number(m.mode.emcHz)).append(',');
         appendShortest(out, m.timeMs);
         out.append(',');
+        if (inference)
+            out.append(QByteArray::number(m.inferenceBatch)).append(',');
         appendShortest(out, m.powerW);
         out.append('\n');
     }

@@ -120,7 +120,15 @@ UPDATE models SET
 WHERE reference_model_id IS NOT NULL;
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
+// Version 6: inference measurements carry their inference minibatch size (requests per
+// minibatch, and time_ms is the time of one such minibatch). NULL is a training measurement, so
+// every row stored before stays what it was.
+const char kVersion6[] = R"sql(
+ALTER TABLE measurements ADD COLUMN inference_batch INTEGER CHECK (inference_batch > 0);
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3,
+                                   kVersion4, kVersion5, kVersion6};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 #include <QStandardPaths>
 
+#include <algorithm>
+
 namespace ptwb {
 
 QString utcNow()
@@ -172,6 +174,8 @@ Expected<QVector<ImportRecord>> Store::addImports(const QString &device, const Q
     const Expected<qint64> workloadId = ensureWorkload(workload);
     if (!workloadId)
         return Result::failure(workloadId.error());
+    if (Status same = checkOneKind(*deviceId, *workloadId, device, workload, sources); !same)
+        return passOn<Result>(same);
 
     auto insertImport = m_db.prepare(QStringLiteral(
         "INSERT INTO imports (device_id, workload_id, file_name, sha256, rows, imported_at) "
@@ -217,13 +221,62 @@ Expected<QVector<ImportRecord>> Store::addImports(const QString &device, const Q
     return records;
 }
 
+// A workload holds training measurements or inference ones, never both: every analysis reads a
+// workload as one or the other, and a CSV file can only hold one.
+Status Store::checkOneKind(qint64 deviceId, qint64 workloadId, const QString &device,
+                           const QString &workload, const QVector<ImportSource> &sources)
+{
+    const auto isInference = [](const Measurement &m) { return m.inferenceBatch > 0; };
+    const QString kinds[] = {QStringLiteral("training"), QStringLiteral("inference")};
+    std::optional<bool> incoming;
+    QString incomingFile;
+    for (const ImportSource &source : sources) {
+        for (const Measurement &row : source.rows) {
+            if (!incoming) {
+                incoming = isInference(row);
+                incomingFile = source.fileName;
+            } else if (*incoming != isInference(row)) {
+                return Status::badInput(
+                    InputField::Workload,
+                    QStringLiteral("%1 has %2 measurements and %3 has %4 ones; a workload holds "
+                                   "one kind only")
+                        .arg(incomingFile, kinds[*incoming], source.fileName, kinds[!*incoming]));
+            }
+        }
+    }
+    if (!incoming)
+        return {};
+    auto select =
+        m_db.prepare(QStringLiteral("SELECT count(*) FROM measurements WHERE device_id = ?1 AND "
+                                    "workload_id = ?2 AND (inference_batch IS NOT NULL) = ?3"));
+    if (!select)
+        return Status::failure(select.error());
+    select->bind(1, deviceId);
+    select->bind(2, workloadId);
+    select->bind(3, qint64(!*incoming));
+    const Expected<bool> row = select->step();
+    if (!row)
+        return Status::failure(row.error());
+    if (const qint64 others = select->columnInt(0); others > 0) {
+        return Status::badInput(
+            InputField::Workload,
+            QStringLiteral("workload '%1' on %2 holds %3 %4 measurements and %5 has %6 ones; "
+                           "import it under another workload name (a workload holds one kind "
+                           "only); nothing was stored")
+                .arg(workload, device)
+                .arg(others)
+                .arg(kinds[!*incoming], incomingFile, kinds[*incoming]));
+    }
+    return {};
+}
+
 QString Store::measurementInsertSql()
 {
     return QStringLiteral(
         "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
         "time_ms, power_w, source, measured_at, import_id, sweep_id, boot_id, minibatches, "
-        "time_spread_ms, power_spread_w) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+        "time_spread_ms, power_spread_w, inference_batch) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
 }
 
 void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 workloadId,
@@ -256,6 +309,7 @@ void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 wor
     bindOptional(14, m.minibatches > 0 ? std::optional<qint64>(m.minibatches) : std::nullopt);
     insert.bind(15, m.timeSpreadMs);
     insert.bind(16, m.powerSpreadW);
+    bindOptional(17, m.inferenceBatch > 0 ? std::optional<qint64>(m.inferenceBatch) : std::nullopt);
 }
 
 Expected<QVector<Measurement>> Store::measurements(const QString &device, const QString &workload)
@@ -263,8 +317,8 @@ Expected<QVector<Measurement>> Store::measurements(const QString &device, const 
     using Result = Expected<QVector<Measurement>>;
     auto select = m_db.prepare(QStringLiteral(
         "SELECT m.id, m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz, m.time_ms, m.power_w, "
-        "m.time_spread_ms, m.power_spread_w, m.minibatches, m.source, m.measured_at, m.boot_id "
-        "FROM measurements m JOIN devices d ON d.id = m.device_id "
+        "m.time_spread_ms, m.power_spread_w, m.minibatches, m.source, m.measured_at, m.boot_id, "
+        "m.inference_batch FROM measurements m JOIN devices d ON d.id = m.device_id "
         "JOIN workloads w ON w.id = m.workload_id WHERE d.name = ?1 AND w.name = ?2 "
         "ORDER BY m.id"));
     if (!select)
@@ -292,9 +346,28 @@ Expected<QVector<Measurement>> Store::measurements(const QString &device, const 
         m.source = select->columnText(10);
         m.measuredAt = select->columnText(11);
         m.bootId = select->columnText(12);
+        m.inferenceBatch = static_cast<int>(select->columnInt(13));  // NULL reads as 0: training
         out.append(m);
     }
     return out;
+}
+
+Expected<QVector<Measurement>> Store::inferenceMeasurements(const QString &workload,
+                                                            const QString &device)
+{
+    using Result = Expected<QVector<Measurement>>;
+    const Expected<QString> resolved = deviceOfWorkload(workload, device);
+    if (!resolved)
+        return passOn<Result>(resolved);
+    Result rows = measurements(*resolved, workload);
+    if (rows && !rows->isEmpty() && rows->front().inferenceBatch <= 0) {
+        return Result::badInput(
+            InputField::Workload,
+            QStringLiteral("workload '%1' on %2 holds training measurements, not inference ones "
+                           "(import a file with a bs column)")
+                .arg(workload, *resolved));
+    }
+    return rows;
 }
 
 Expected<QString> Store::deviceOfWorkload(const QString &workload, const QString &requested)
@@ -335,7 +408,8 @@ Expected<QVector<WorkloadSummary>> Store::summaries()
     using Result = Expected<QVector<WorkloadSummary>>;
     auto select = m_db.prepare(QStringLiteral(
         "SELECT d.name, d.kind, w.name, count(*), "
-        "count(DISTINCT printf('%d/%d/%d/%d', m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz)) "
+        "count(DISTINCT printf('%d/%d/%d/%d', m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz)), "
+        "group_concat(DISTINCT m.inference_batch) "
         "FROM measurements m JOIN devices d ON d.id = m.device_id "
         "JOIN workloads w ON w.id = m.workload_id GROUP BY d.id, w.id ORDER BY d.name, w.name"));
     if (!select)
@@ -347,8 +421,15 @@ Expected<QVector<WorkloadSummary>> Store::summaries()
             return Result::failure(row.error());
         if (!*row)
             break;
-        out.append({select->columnText(0), select->columnText(1), select->columnText(2),
-                    select->columnInt(3), select->columnInt(4)});
+        WorkloadSummary summary {select->columnText(0), select->columnText(1),
+                                 select->columnText(2), select->columnInt(3),
+                                 select->columnInt(4),  {}};
+        const QStringList batches =
+            select->columnText(5).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        for (const QString &batch : batches)
+            summary.inferenceBatches.append(batch.toInt());
+        std::sort(summary.inferenceBatches.begin(), summary.inferenceBatches.end());
+        out.append(summary);
     }
     return out;
 }

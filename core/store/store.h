@@ -55,8 +55,14 @@ public:
                                                const QVector<ImportSource> &sources,
                                                const Progress &progress = {});
 
-    // In the order they were stored.
+    // In the order they were stored, training and inference alike (Measurement::inferenceBatch
+    // is 0 for training rows). Grouping them per mode is TrainingData::fromMeasurements' job,
+    // which refuses inference rows.
     Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);
+    // The inference measurements of a workload, the device resolved as deviceOfWorkload does
+    // (`device` may be empty). A workload of training measurements is bad input.
+    Expected<QVector<Measurement>> inferenceMeasurements(const QString &workload,
+                                                         const QString &device);
     Expected<QVector<WorkloadSummary>> summaries();
     // The device a workload was measured on: `requested` when it has measurements there, else
     // the only one (an error names the devices when there are several, or none).
@@ -82,6 +88,9 @@ public:
                                 std::optional<qint64> sweepId);
 
 private:
+    Status checkOneKind(qint64 deviceId, qint64 workloadId, const QString &device,
+                        const QString &workload, const QVector<ImportSource> &sources);
+
     explicit Store(SqliteConnection db)
         : m_db(std::move(db))
     {

@@ -60,9 +60,14 @@ adaptiveExtender(Store &store, const SweepRecord &record)
             store.measurements(sweep.plan.device, sweep.plan.workload);
         if (!rows)
             return Expected<QVector<PowerMode>>::failure(rows.error());
-        return ActiveSelection::next(
-            sweep.plan.deviceKind, TrainingData::fromMeasurements(*rows), candidates, seen,
-            std::min(room, int(SweepPlan::kAdaptiveBatch)), sweep.plan.seed + quint64(seen.size()));
+        const Expected<TrainingData> data = TrainingData::fromMeasurements(
+            *rows,
+            QStringLiteral("workload '%1' on %2").arg(sweep.plan.workload, sweep.plan.device));
+        if (!data)
+            return passOn<Expected<QVector<PowerMode>>>(data);
+        return ActiveSelection::next(sweep.plan.deviceKind, *data, candidates, seen,
+                                     std::min(room, int(SweepPlan::kAdaptiveBatch)),
+                                     sweep.plan.seed + quint64(seen.size()));
     };
 }
 

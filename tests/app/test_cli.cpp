@@ -165,7 +165,8 @@ private Q_SLOTS:
         QTest::newRow("extra column")
             << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,notes\n")
             << "bad.csv:1: column 'notes': not a column of the PowerTrain layout; expected "
-               "exactly cores,cpu,gpu,mem,observed_time,observed_power";
+               "exactly cores,cpu,gpu,mem,observed_time,observed_power (training) or "
+               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference)";
         QTest::newRow("non-numeric") << kGood + "12,2201600,13e,3199000000,5,6\n"
                                      << "bad.csv:4: column 'gpu': '13e' is not a frequency in Hz";
         QTest::newRow("negative time")
@@ -313,6 +314,80 @@ private Q_SLOTS:
         QCOMPARE(repeat.exitCode, 0);
         QVERIFY2(repeat.out.contains(QStringLiteral("was already imported")),
                  qPrintable(repeat.out));
+    }
+
+    // The public inference layout: imported with its batch sizes, exported with its bs column,
+    // and refused by every command that needs training measurements.
+    void inferenceFileImportsExportsAndIsRefusedForTraining()
+    {
+        const QString source = sharedDataFile(QStringLiteral("resnet18_infer.csv"));
+        PTWB_REQUIRE_SHARED_DATA(source);
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        const QString exported = dir.filePath(QStringLiteral("out.csv"));
+        const QStringList target {QStringLiteral("--db"), db, QStringLiteral("--device"),
+                                  QStringLiteral("orin-agx"), QStringLiteral("--workload")};
+        const CliResult imported =
+            runCli(QStringList {QStringLiteral("import"), source} + target +
+                   QStringList {QStringLiteral("resnet18_infer"), QStringLiteral("--json")});
+        QCOMPARE(imported.exitCode, 0);
+        const QJsonObject object = QJsonDocument::fromJson(imported.out.toUtf8()).object();
+        QCOMPARE(object.value(QStringLiteral("rows")).toInt(), 2205);
+        QCOMPARE(object.value(QStringLiteral("distinct_modes")).toInt(), 441);
+        QCOMPARE(object.value(QStringLiteral("repeated_modes")).toInt(), 0);
+        QCOMPARE(object.value(QStringLiteral("inference_batches")).toArray(),
+                 (QJsonArray {1, 4, 16, 32, 64}));
+        const CliResult workloads = runCli(
+            {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
+        QCOMPARE(workloads.out.trimmed(),
+                 QStringLiteral(R"({"device":"orin-agx","distinct_modes":441,)"
+                                R"("inference_batches":[1,4,16,32,64],"kind":"orin-agx",)"
+                                R"("measurements":2205,"workload":"resnet18_infer"})"));
+
+        const CliResult out = runCli(
+            {QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--workload"),
+             QStringLiteral("resnet18_infer"), QStringLiteral("--out"), exported});
+        QCOMPARE(out.exitCode, 0);
+        const QByteArray csv = readTestFile(exported);
+        QVERIFY(csv.startsWith("cores,cpu,gpu,mem,observed_time,bs,observed_power\n"
+                               "4,422400,114750000,665600000,77.86630249023438,1,13.046\n"));
+        QCOMPARE(csv.count('\n'), 2206);
+        // Imported again and exported again: the same bytes.
+        QCOMPARE(runCli(QStringList {QStringLiteral("import"), exported} + target +
+                        QStringList {QStringLiteral("copy")})
+                     .exitCode,
+                 0);
+        const CliResult second = runCli({QStringLiteral("export"), QStringLiteral("--db"), db,
+                                         QStringLiteral("--workload"), QStringLiteral("copy"),
+                                         QStringLiteral("--out"), QStringLiteral("-")});
+        QCOMPARE(second.out.toUtf8(), csv);
+
+        const QString holds =
+            QStringLiteral("holds inference measurements (inference minibatch sizes 1, 4, 16, 32, "
+                           "64), not training ones; training, transfer, evaluation and mode "
+                           "selection need a workload of training measurements");
+        const QString stored = QStringLiteral("workload 'resnet18_infer' on orin-agx ") + holds;
+        const CliResult train =
+            runCli({QStringLiteral("train"), QStringLiteral("--db"), db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18_infer")});
+        QCOMPARE(train.exitCode, 2);
+        QCOMPARE(train.err.trimmed(), QStringLiteral("--workload: ") + stored);
+        const CliResult transfer = runCli(
+            {QStringLiteral("transfer"), QStringLiteral("--db"), db, QStringLiteral("--from"),
+             QStringLiteral("resnet18"), QStringLiteral("--to"), QStringLiteral("resnet18_infer")});
+        QCOMPARE(transfer.exitCode, 2);
+        QCOMPARE(transfer.err.trimmed(), QStringLiteral("--to: ") + stored);
+        const CliResult recommend =
+            runCli({QStringLiteral("recommend"), QStringLiteral("--db"), db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18_infer"),
+                    QStringLiteral("--power-budget"), QStringLiteral("30")});
+        QCOMPARE(recommend.exitCode, 2);
+        QCOMPARE(recommend.err.trimmed(), QStringLiteral("--workload: ") + stored);
+        const CliResult evaluate =
+            runCli({QStringLiteral("evaluate"), QStringLiteral("--target"), source,
+                    QStringLiteral("--strategies"), QStringLiteral("maxn")});
+        QCOMPARE(evaluate.exitCode, 2);
+        QCOMPARE(evaluate.err.trimmed(), QStringLiteral("--target: resnet18_infer.csv ") + holds);
     }
 
     // A campaign's tree of raw run folders on an Orin Nano, one of them broken: the good 180

@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace ptwb;
 
 namespace {
@@ -82,7 +84,8 @@ private Q_SLOTS:
         QTest::newRow("extra column")
             << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,fan\n")
             << "m.csv:1: column 'fan': not a column of the PowerTrain layout; expected exactly "
-               "cores,cpu,gpu,mem,observed_time,observed_power";
+               "cores,cpu,gpu,mem,observed_time,observed_power (training) or "
+               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference)";
         QTest::newRow("duplicate column")
             << QByteArray("cores,cpu,gpu,gpu,observed_time,observed_power\n")
             << "m.csv:1: column 'gpu': appears twice in the header";
@@ -190,6 +193,175 @@ private Q_SLOTS:
             QCOMPARE(parsed->rows[i].mode, rows[i].mode);
             QVERIFY(parsed->rows[i].timeMs == rows[i].timeMs);
             QVERIFY(parsed->rows[i].powerW == rows[i].powerW);
+        }
+    }
+
+    void inferenceBatchSizes_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<QVector<int>>("batches");
+        const QByteArray header = "cores,cpu,gpu,mem,observed_time,bs,observed_power\n";
+        QTest::newRow("whole") << header + "2,268800,1300500000,204000000,77.5,64,13.0\n"
+                               << QVector<int> {64};
+        QTest::newRow("as the public files write it") << header +
+                "2,268800,1300500000,204000000,77.5,64.0,13.0\n"
+                "2,268800,1300500000,204000000,7.5,1.0,12.5\n"
+                                                      << QVector<int> {64, 1};
+        QTest::newRow("bs first, quoted") << QByteArray("\"bs\",cores,cpu,gpu,mem,observed_time,"
+                                                        "observed_power\n"
+                                                        "\"4096\",2,268800,1300500000,204000000,"
+                                                        "77.5,13.0\n")
+                                          << QVector<int> {4096};
+    }
+
+    void inferenceBatchSizes()
+    {
+        QFETCH(QByteArray, data);
+        QFETCH(QVector<int>, batches);
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(data, QStringLiteral("i.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), batches.size());
+        for (int i = 0; i < batches.size(); ++i)
+            QCOMPARE(parsed->rows[i].inferenceBatch, batches[i]);
+        QCOMPARE(parsed->rows[0].timeMs, 77.5);
+        QCOMPARE(parsed->rows[0].powerW, 13.0);
+        QVector<int> sorted = batches;
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(parsed->inferenceBatches, sorted);
+    }
+
+    void trainingRowsHaveNoBatch()
+    {
+        const auto parsed = MeasurementCsv::parse(kHeader + kRow1, QStringLiteral("m.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows[0].inferenceBatch, 0);
+        QVERIFY(parsed->inferenceBatches.isEmpty());
+    }
+
+    void rejectsBadBatchSizes_data()
+    {
+        QTest::addColumn<QByteArray>("bs");
+        QTest::addColumn<QString>("error");
+        const QString range =
+            QStringLiteral("expected an inference minibatch size in requests (1 to 4096)");
+        QTest::newRow("zero") << QByteArray("0") << "'0' is out of range; " + range;
+        QTest::newRow("negative") << QByteArray("-1") << "'-1' is out of range; " + range;
+        QTest::newRow("fraction") << QByteArray("1.5") << "'1.5' is not a whole number; " + range;
+        QTest::newRow("text") << QByteArray("abc") << "'abc' is not a whole number; " + range;
+        QTest::newRow("empty") << QByteArray("") << "empty; " + range;
+        QTest::newRow("too large") << QByteArray("4097") << "'4097' is out of range; " + range;
+        QTest::newRow("too large float")
+            << QByteArray("8192.0") << "'8192.0' is out of range; " + range;
+    }
+
+    void rejectsBadBatchSizes()
+    {
+        QFETCH(QByteArray, bs);
+        QFETCH(QString, error);
+        const QByteArray data = "cores,cpu,gpu,mem,observed_time,bs,observed_power\n"
+                                "2,268800,1300500000,204000000,77.5,16,13.0\n"
+                                "2,268800,1300500000,204000000,77.5," +
+            bs + ",13.0\n";
+        const Expected<MeasurementCsv::Parsed> parsed =
+            MeasurementCsv::parse(data, QStringLiteral("i.csv"), orin());
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error(), QStringLiteral("i.csv:3: column 'bs': ") + error);
+        QCOMPARE(parsed.errorKind(), ErrorKind::BadInput);
+    }
+
+    // A bs column makes every row an inference row: a training-shaped row is a short row.
+    void inferenceRowsNeedEveryField()
+    {
+        const QByteArray data = "cores,cpu,gpu,mem,observed_time,bs,observed_power\n"
+                                "2,268800,1300500000,204000000,77.5,16,13.0\n" +
+            kRow2;
+        const auto parsed = MeasurementCsv::parse(data, QStringLiteral("i.csv"), orin());
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error(),
+                 QStringLiteral("i.csv:3: 6 fields, expected 7 "
+                                "(cores,cpu,gpu,mem,observed_time,bs,observed_power)"));
+    }
+
+    // A repeat is the same mode at the same batch size; other batch sizes are other measurements.
+    void repeatsAreCountedPerModeAndBatch()
+    {
+        const QByteArray data = "cores,cpu,gpu,mem,observed_time,bs,observed_power\n"
+                                "2,268800,1300500000,204000000,7.5,1,13.0\n"
+                                "2,268800,1300500000,204000000,70.5,16,14.0\n"
+                                "2,268800,1300500000,204000000,200.5,64,15.0\n"
+                                "12,2201600,1300500000,3199000000,20.5,64,40.0\n"
+                                "2,268800,1300500000,204000000,71.5,16,14.5\n";
+        const auto parsed = MeasurementCsv::parse(data, QStringLiteral("i.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), 5);
+        QCOMPARE(parsed->distinctModes, qint64(2));
+        QCOMPARE(parsed->repeatedModes, qint64(1));
+        QCOMPARE(parsed->inferenceBatches, (QVector<int> {1, 16, 64}));
+    }
+
+    void inferenceWriteParsesBack()
+    {
+        QVector<Measurement> rows;
+        const ModeSpace space = orin();
+        const int batches[] = {1, 4, 16, 32, 64};
+        for (int i = 0; i < 5; ++i) {
+            Measurement m;
+            m.mode = space.mode(i * 997);
+            m.timeMs = 0.1 + 0.2 + i;
+            m.powerW = 1.0 / (i + 3);
+            m.inferenceBatch = batches[i];
+            rows.append(m);
+        }
+        const QByteArray csv = MeasurementCsv::write(rows);
+        QVERIFY2(csv.startsWith("cores,cpu,gpu,mem,observed_time,bs,observed_power\n"),
+                 csv.constData());
+        const auto parsed = MeasurementCsv::parse(csv, QStringLiteral("w.csv"), space);
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), rows.size());
+        for (int i = 0; i < rows.size(); ++i) {
+            QCOMPARE(parsed->rows[i].mode, rows[i].mode);
+            QCOMPARE(parsed->rows[i].inferenceBatch, rows[i].inferenceBatch);
+            QVERIFY(parsed->rows[i].timeMs == rows[i].timeMs);
+            QVERIFY(parsed->rows[i].powerW == rows[i].powerW);
+        }
+        // Training rows keep the training layout.
+        for (Measurement &m : rows)
+            m.inferenceBatch = 0;
+        QVERIFY(MeasurementCsv::write(rows).startsWith(
+            "cores,cpu,gpu,mem,observed_time,observed_power\n"));
+    }
+
+    void sharedInferenceFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("resnet18") << "resnet18_infer.csv";
+        QTest::newRow("mobilenetv3") << "mobilenetv3_infer.csv";
+    }
+
+    void sharedInferenceFiles()
+    {
+        QFETCH(QString, file);
+        const QString path = sharedDataFile(file);
+        PTWB_REQUIRE_SHARED_DATA(path);
+        QFile in(path);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray data = in.readAll();
+        const auto parsed = MeasurementCsv::parse(data, file, orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), 2205);
+        QCOMPARE(parsed->distinctModes, qint64(441));
+        QCOMPARE(parsed->repeatedModes, qint64(0));
+        QCOMPARE(parsed->inferenceBatches, (QVector<int> {1, 4, 16, 32, 64}));
+        // Written back ("64" where the file has "64.0") it reads back to the same values.
+        const auto again = MeasurementCsv::parse(MeasurementCsv::write(parsed->rows), file, orin());
+        QVERIFY2(again.ok(), qPrintable(again.error()));
+        QCOMPARE(again->rows.size(), parsed->rows.size());
+        for (int i = 0; i < parsed->rows.size(); ++i) {
+            QCOMPARE(again->rows[i].mode, parsed->rows[i].mode);
+            QCOMPARE(again->rows[i].inferenceBatch, parsed->rows[i].inferenceBatch);
+            QVERIFY(again->rows[i].timeMs == parsed->rows[i].timeMs);
+            QVERIFY(again->rows[i].powerW == parsed->rows[i].powerW);
         }
     }
 

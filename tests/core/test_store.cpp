@@ -168,6 +168,134 @@ private Q_SLOTS:
         QVERIFY(!reference->acrossDevices());
     }
 
+    // Version 6 adds the inference batch size; every row stored before is a training row.
+    void migratesVersion5RowsAsTraining()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v5.sqlite"));
+        {
+            Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+            QVERIFY(db.ok());
+            QVERIFY(Schema::migrate(*db, 5).ok());
+            QCOMPARE(*Schema::version(*db), 5);
+            QVERIFY(db->exec(QStringLiteral(
+                                 "INSERT INTO devices VALUES (1, 'orin-agx', 'orin-agx', 'then');"
+                                 "INSERT INTO workloads VALUES (1, 'resnet18', 'then');"
+                                 "INSERT INTO measurements (device_id, workload_id, cores, "
+                                 "cpu_khz, gpu_hz, emc_hz, time_ms, power_w, source, "
+                                 "measured_at, minibatches) VALUES "
+                                 "(1, 1, 12, 2201600, 1300500000, 3199000000, 321.5, 41.25, "
+                                 "'sweep', '2025-01-01T00:00:00Z', 40), "
+                                 "(1, 1, 8, 2201600, 1300500000, 3199000000, 401.5, 35.5, "
+                                 "'import', '2025-01-01T00:00:00Z', NULL)"))
+                        .ok());
+        }
+        auto store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        SqliteConnection &db = (*store)->connection();
+        QCOMPARE(*Schema::version(db), 6);
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM measurements WHERE "
+                                             "inference_batch IS NULL")),
+                 qint64(2));
+        const auto rows =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("resnet18"));
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 2);
+        QCOMPARE(rows->at(0).timeMs, 321.5);
+        QCOMPARE(rows->at(0).minibatches, 40);
+        QCOMPARE(rows->at(0).inferenceBatch, 0);
+        QCOMPARE(rows->at(1).inferenceBatch, 0);
+        const auto summaries = (*store)->summaries();
+        QVERIFY(summaries.ok());
+        QVERIFY(!summaries->first().isInference());
+        // The migrated file takes inference rows, and a zero batch is refused by the schema.
+        QVERIFY(!db.exec(QStringLiteral("UPDATE measurements SET inference_batch = 0")).ok());
+    }
+
+    void inferenceBatchIsStoredAndLoaded()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        QVector<Measurement> rows;
+        for (int batch : {1, 4, 64}) {
+            Measurement m = sample(12, 10.0 * batch, 40);
+            m.inferenceBatch = batch;
+            rows.append(m);
+        }
+        rows.append(rows.first());  // a repeat of (mode, 1)
+        const auto record = (*store)->addImport(
+            QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), QStringLiteral("r_infer"),
+            QStringLiteral("r.csv"), QStringLiteral("ab"), rows);
+        QVERIFY2(record.ok(), qPrintable(record.error()));
+        const auto loaded =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("r_infer"));
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded->size(), 4);
+        QCOMPARE(loaded->at(0).inferenceBatch, 1);
+        QCOMPARE(loaded->at(1).inferenceBatch, 4);
+        QCOMPARE(loaded->at(2).inferenceBatch, 64);
+        QCOMPARE(loaded->at(2).timeMs, 640.0);
+        const auto summaries = (*store)->summaries();
+        QVERIFY(summaries.ok());
+        QCOMPARE(summaries->first().measurements, qint64(4));
+        QCOMPARE(summaries->first().distinctModes, qint64(1));
+        QCOMPARE(summaries->first().inferenceBatches, (QVector<int> {1, 4, 64}));
+
+        const auto inference = (*store)->inferenceMeasurements(QStringLiteral("r_infer"), {});
+        QVERIFY2(inference.ok(), qPrintable(inference.error()));
+        QCOMPARE(inference->size(), 4);
+
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("r_train"), QStringLiteral("t.csv"),
+                                QStringLiteral("cd"), {sample(12, 100, 40)})
+                    .ok());
+        const auto training = (*store)->inferenceMeasurements(QStringLiteral("r_train"), {});
+        QVERIFY(!training.ok());
+        QCOMPARE(training.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(training.error(),
+                 QStringLiteral("workload 'r_train' on orin-agx holds training measurements, not "
+                                "inference ones (import a file with a bs column)"));
+    }
+
+    // A workload holds one kind of measurement: adding the other kind stores nothing.
+    void aWorkloadHoldsOneKind()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("w.sqlite"));
+        auto store = Store::open(path);
+        QVERIFY(store.ok());
+        Measurement inference = sample(12, 10, 40);
+        inference.inferenceBatch = 16;
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("w"), QStringLiteral("i.csv"), QStringLiteral("i"),
+                                {inference})
+                    .ok());
+        const auto mixed =
+            (*store)->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("w"), QStringLiteral("t.csv"), QStringLiteral("t"),
+                                {sample(12, 100, 40), sample(8, 100, 40)});
+        QVERIFY(!mixed.ok());
+        QCOMPARE(mixed.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(mixed.error(),
+                 QStringLiteral("workload 'w' on orin-agx holds 1 inference measurements and "
+                                "t.csv has training ones; import it under another workload name "
+                                "(a workload holds one kind only); nothing was stored"));
+        QCOMPARE(*(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM "
+                                                                 "measurements")),
+                 qint64(1));
+        QCOMPARE(*(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM imports")),
+                 qint64(1));
+        // The same rows under their own name are fine.
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("w_train"), QStringLiteral("t.csv"),
+                                QStringLiteral("t"), {sample(12, 100, 40)})
+                    .ok());
+    }
+
     void refusesNewerSchemaUntouched()
     {
         QTemporaryDir dir;

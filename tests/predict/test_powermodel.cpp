@@ -43,13 +43,37 @@ private Q_SLOTS:
             m.powerW = power;
             rows.append(m);
         }
-        const TrainingData data = TrainingData::fromMeasurements(rows);
+        const Expected<TrainingData> reduced =
+            TrainingData::fromMeasurements(rows, QStringLiteral("test"));
+        QVERIFY2(reduced, qPrintable(reduced.error()));
+        const TrainingData &data = *reduced;
         QCOMPARE(data.size(), 2);
         QCOMPARE(data.modes[0], a);
         QCOMPARE(data.timeMs[0], 100.0);
         QCOMPARE(data.powerW[0], 41.0);
         QCOMPARE(data.timeMs[1], 400.0);
         QCOMPARE(data.ids, (QVector<qint64> {1, 2, 3, 4}));
+    }
+
+    // Reduced per mode, one mode at two batch sizes would look like one mode measured twice.
+    void inferenceRowsAreNotTrainingData()
+    {
+        Measurement training;
+        training.mode = {12, 2201600, 1300500000, 3199000000};
+        training.timeMs = 100;
+        training.powerW = 40;
+        Measurement inference = training;
+        inference.inferenceBatch = 32;
+        const Expected<TrainingData> data = TrainingData::fromMeasurements(
+            {training, inference}, QStringLiteral("resnet18_infer.csv"));
+        QVERIFY(!data);
+        QCOMPARE(data.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(data.field(), InputField::Workload);
+        QCOMPARE(data.error(),
+                 QStringLiteral("resnet18_infer.csv holds inference measurements (inference "
+                                "minibatch sizes 32), not training ones; training, transfer, "
+                                "evaluation and mode selection need a workload of training "
+                                "measurements"));
     }
 
     void storeRoundTripGivesIdenticalPredictions()

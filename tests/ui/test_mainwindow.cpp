@@ -90,6 +90,36 @@ private Q_SLOTS:
                  QStringLiteral("180.0"));
         QCOMPARE(table->model()->index(2, MeasurementsModel::TimeMs).data().toString(),
                  QStringLiteral("95.0"));
+        QVERIFY(table->isColumnHidden(MeasurementsModel::Batch));  // training rows only
+    }
+
+    void showsInferenceBatchSizes()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("w.sqlite"));
+        {
+            auto store = Store::open(db);
+            QVERIFY(store.ok());
+            const auto outcome = Importer(**store).run(
+                {writeTestFile(dir, QStringLiteral("i.csv"),
+                               "cores,cpu,gpu,mem,observed_time,bs,observed_power\n"
+                               "12,2201600,1300500000,3199000000,7.5,1.0,30.5\n"
+                               "12,2201600,1300500000,3199000000,95.0,64.0,41.0\n"),
+                 QStringLiteral("orin-agx"),
+                 {},
+                 QStringLiteral("resnet18_infer")});
+            QVERIFY2(outcome.ok(), qPrintable(outcome.error()));
+        }
+        StoreSession session;
+        MainWindow window(&session);
+        window.show();
+        session.open(db);
+        MeasurementsModel *model = window.measurements()->model();
+        QTRY_COMPARE(model->rowCount(), 2);
+        QCOMPARE(model->index(1, MeasurementsModel::Batch).data().toInt(), 64);
+        QCOMPARE(model->headerData(MeasurementsModel::Batch, Qt::Horizontal).toString(),
+                 QStringLiteral("Batch"));
+        QVERIFY(!window.measurements()->table()->isColumnHidden(MeasurementsModel::Batch));
     }
 
     void importThroughSessionUpdatesTheView()

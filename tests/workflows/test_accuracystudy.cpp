@@ -26,7 +26,10 @@ TrainingData storedData(const QString &path, const QString &workload)
     if (!store)
         return {};
     const auto rows = (*store)->measurements(QStringLiteral("orin-agx"), workload);
-    return rows ? TrainingData::fromMeasurements(*rows) : TrainingData();
+    if (!rows)
+        return {};
+    const Expected<TrainingData> data = TrainingData::fromMeasurements(*rows, workload);
+    return data ? *data : TrainingData();
 }
 
 }  // namespace

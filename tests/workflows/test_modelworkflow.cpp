@@ -189,6 +189,54 @@ private Q_SLOTS:
         QCOMPARE(storedModels(path), 0);
     }
 
+    // Train and transfer reduce a workload to one row per mode: an inference workload (several
+    // batch sizes per mode) is refused before anything is trained, naming the workload.
+    void anInferenceWorkloadIsRefusedByTrainingWorkflows()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        {
+            auto store = Store::open(path);
+            QVERIFY(store);
+            QVector<Measurement> rows;
+            for (const Measurement &m : measurementsOf(syntheticData(40, 3, 0.5))) {
+                for (int batch : {1, 16}) {
+                    Measurement row = m;
+                    row.inferenceBatch = batch;
+                    row.timeMs *= batch;
+                    rows.append(row);
+                }
+            }
+            QVERIFY((*store)
+                        ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                    QStringLiteral("net_infer"), QStringLiteral("net_infer.csv"),
+                                    QStringLiteral("net-infer"), rows)
+                        .ok());
+        }
+        const QString message =
+            QStringLiteral("workload 'net_infer' on orin-agx holds inference measurements "
+                           "(inference minibatch sizes 1, 16), not training ones; training, "
+                           "transfer, evaluation and mode selection need a workload of training "
+                           "measurements");
+        const Expected<ModelRecord> trained =
+            workflows::train(trainRequest(path, QStringLiteral("net_infer")));
+        QVERIFY(!trained);
+        QCOMPARE(trained.error(), message);
+        QCOMPARE(trained.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(trained.field(), InputField::Workload);
+
+        QVERIFY(workflows::train(trainRequest(path, QStringLiteral("resnet"))));
+        workflows::TransferRequest transfer;
+        transfer.databasePath = path;
+        transfer.referenceWorkload = QStringLiteral("resnet");
+        transfer.workload = QStringLiteral("net_infer");
+        const Expected<ModelRecord> transferred = workflows::transfer(transfer);
+        QVERIFY(!transferred);
+        QCOMPARE(transferred.error(), message);
+        QCOMPARE(transferred.errorKind(), ErrorKind::BadInput);
+        QCOMPARE(storedModels(path), 1);  // the reference only
+    }
+
     void theOverviewAndAStoredFitComeFromTheStore()
     {
         QTemporaryDir dir;
