@@ -17,8 +17,8 @@ Expected<QVector<Measurement>> readMeasurementsFile(const QString &path, const Q
         return Result::badInput(InputField::DeviceKind, spec.error());
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return Result::badInput(field,
-                                QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
+        return Result::badInput(
+            field, QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
     const auto parsed =
         MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
     if (!parsed)
@@ -38,10 +38,9 @@ Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
         readMeasurementsFile(files.inference, files.deviceKind, InputField::Inference);
     if (!inference)
         return passOn<Result>(inference);
-    Expected<ConcurrentData> pair =
-        ConcurrentData::join(*training, *inference, QFileInfo(files.training).fileName(),
-                             QFileInfo(files.inference).fileName(), InputField::Training,
-                             InputField::Inference);
+    Expected<ConcurrentData> pair = ConcurrentData::join(
+        *training, *inference, QFileInfo(files.training).fileName(),
+        QFileInfo(files.inference).fileName(), InputField::Training, InputField::Inference);
     if (!pair)
         return passOn<Result>(pair);
     ConcurrentEvaluator evaluator(std::move(pair).value(), files.deviceKind, options);
@@ -54,14 +53,10 @@ Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
         files.trainingReference, files.deviceKind, InputField::TrainingReference);
     if (!reference)
         return passOn<Result>(reference);
-    for (const Measurement &m : *reference) {
-        if (m.inferenceBatch > 0)
-            return Result::badInput(
-                InputField::TrainingReference,
-                QStringLiteral("%1 holds inference measurements (an inference batch size per "
-                               "row); expected training measurements")
-                    .arg(QFileInfo(files.trainingReference).fileName()));
-    }
+    const Expected<TrainingData> referenceRows =
+        TrainingData::fromMeasurements(*reference, QFileInfo(files.trainingReference).fileName());
+    if (!referenceRows)
+        return Result::badInput(InputField::TrainingReference, referenceRows.error());
     QVector<Measurement> inferenceReference;
     if (!files.inferenceReference.isEmpty()) {
         const Expected<QVector<Measurement>> read = readMeasurementsFile(
@@ -78,7 +73,7 @@ Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
         }
         inferenceReference = *read;
     }
-    evaluator.setReferences(TrainingData::fromMeasurements(*reference), inferenceReference);
+    evaluator.setReferences(*referenceRows, inferenceReference);
     return evaluator;
 }
 

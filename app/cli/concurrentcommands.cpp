@@ -43,7 +43,8 @@ void EvaluateConcurrentCommand::addOptions(QCommandLineParser &parser) const
          QStringLiteral("Inference workload measurements (public inference layout, with bs)."),
          QStringLiteral("INFER.csv")},
         {QStringLiteral("train-reference"),
-         QStringLiteral("Reference training workload (for pt and safe)."), QStringLiteral("REF.csv")},
+         QStringLiteral("Reference training workload (for pt and safe)."),
+         QStringLiteral("REF.csv")},
         {QStringLiteral("infer-reference"),
          QStringLiteral("Reference inference workload (optional, for pt and safe)."),
          QStringLiteral("REF_INFER.csv")},
@@ -58,9 +59,8 @@ void EvaluateConcurrentCommand::addOptions(QCommandLineParser &parser) const
         {QStringLiteral("power-budgets"),
          QStringLiteral("Power budgets in watts (default 10:50:1)."), QStringLiteral("W"),
          QStringLiteral("10:50:1")},
-        {QStringLiteral("strategies"),
-         QStringLiteral("Some of %1 (default: all).").arg(strategies), QStringLiteral("LIST"),
-         strategies},
+        {QStringLiteral("strategies"), QStringLiteral("Some of %1 (default: all).").arg(strategies),
+         QStringLiteral("LIST"), strategies},
         {QStringLiteral("samples"),
          QStringLiteral("Pairs per problem for nn, pt and safe (default 15)."), QStringLiteral("N"),
          QStringLiteral("15")},
@@ -141,10 +141,10 @@ int EvaluateConcurrentCommand::run(const QCommandLineParser &parser, Output &out
         picks->write("strategy,repeat,arrival_rate,latency_budget_s,power_budget_w,cores,cpu,gpu,"
                      "mem,bs\n");
         const ConcurrentData &data = evaluator->target();
-        evaluator->setPickSink([&picks, &data](const QString &strategy,
-                                               const ConcurrentPickRecord &pick) {
-            picks->write(pickLine(data, strategy, pick).toUtf8());
-        });
+        evaluator->setPickSink(
+            [&picks, &data](const QString &strategy, const ConcurrentPickRecord &pick) {
+                picks->write(pickLine(data, strategy, pick).toUtf8());
+            });
     }
 
     if (!output.json()) {
@@ -161,18 +161,18 @@ int EvaluateConcurrentCommand::run(const QCommandLineParser &parser, Output &out
     }
     const auto done = [&output](const ConcurrentMetrics &m) {
         if (output.json()) {
-            output.object({{QStringLiteral("strategy"), m.strategy},
-                           {QStringLiteral("problems"), m.problems},
-                           {QStringLiteral("throughput_shortfall_median"),
-                            m.throughputShortfallMedian},
-                           {QStringLiteral("throughput_shortfall_q1"), m.throughputShortfall.q1},
-                           {QStringLiteral("throughput_shortfall_q3"), m.throughputShortfall.q3},
-                           {QStringLiteral("exactly_optimal"), m.exactlyOptimal},
-                           {QStringLiteral("feasible_found"), m.feasibleFound},
-                           {QStringLiteral("violations"), m.violations},
-                           {QStringLiteral("profiled_per_problem"), m.profiledPerProblem},
-                           {QStringLiteral("profiled"), m.profiled},
-                           {QStringLiteral("seconds"), m.seconds}});
+            output.object(
+                {{QStringLiteral("strategy"), m.strategy},
+                 {QStringLiteral("problems"), m.problems},
+                 {QStringLiteral("throughput_shortfall_median"), m.throughputShortfallMedian},
+                 {QStringLiteral("throughput_shortfall_q1"), m.throughputShortfall.q1},
+                 {QStringLiteral("throughput_shortfall_q3"), m.throughputShortfall.q3},
+                 {QStringLiteral("exactly_optimal"), m.exactlyOptimal},
+                 {QStringLiteral("feasible_found"), m.feasibleFound},
+                 {QStringLiteral("violations"), m.violations},
+                 {QStringLiteral("profiled_per_problem"), m.profiledPerProblem},
+                 {QStringLiteral("profiled"), m.profiled},
+                 {QStringLiteral("seconds"), m.seconds}});
             return;
         }
         output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")

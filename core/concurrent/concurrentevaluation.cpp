@@ -42,9 +42,10 @@ Expected<QVector<double>> ConcurrentGrid::parseRange(const QString &text, InputF
 {
     using Result = Expected<QVector<double>>;
     const auto bad = [&] {
-        return Result::badInput(field, QStringLiteral("'%1': expected FROM:TO:STEP (%2) or a list "
-                                                      "of positive numbers")
-                                           .arg(text, example));
+        return Result::badInput(field,
+                                QStringLiteral("'%1': expected FROM:TO:STEP (%2) or a list "
+                                               "of positive numbers")
+                                    .arg(text, example));
     };
     QVector<double> out;
     const QStringList range = text.split(QLatin1Char(':'));
@@ -115,16 +116,24 @@ Status ConcurrentEvaluator::trainReferences(ConcurrentContext &context,
         return passOn<Status>(training);
     context.trainingReference = std::make_shared<PowerModel>(std::move(training).value());
 
+    // Each batch size of the reference inference workload, as one row per mode to train on.
     QHash<int, QVector<Measurement>> byBatch;
-    for (const Measurement &m : m_inferenceReference)
-        byBatch[m.inferenceBatch].append(m);
+    for (Measurement m : m_inferenceReference) {
+        const int batch = m.inferenceBatch;
+        m.inferenceBatch = 0;
+        byBatch[batch].append(m);
+    }
     QHash<int, std::shared_ptr<const PowerModel>> models;
     for (int batch : m_target.batches) {
         if (byBatch.isEmpty())
             break;
         const int nearest = nearestBatch(byBatch.keys(), batch);
         if (!models.contains(nearest)) {
-            Expected<PowerModel> model = train(TrainingData::fromMeasurements(byBatch[nearest]));
+            const Expected<TrainingData> rows = TrainingData::fromMeasurements(
+                byBatch[nearest], QStringLiteral("the reference inference workload"));
+            if (!rows)
+                return passOn<Status>(rows);
+            Expected<PowerModel> model = train(*rows);
             if (!model)
                 return passOn<Status>(model);
             models.insert(nearest, std::make_shared<PowerModel>(std::move(model).value()));

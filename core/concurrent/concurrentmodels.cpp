@@ -31,13 +31,6 @@ QVector<int> modesAlongFront(const QVector<TradeoffPoint> &front, int count)
     return modes;
 }
 
-struct Ranked
-{
-    int pair;
-    double throughput;
-    double latencyS;
-};
-
 }  // namespace
 
 QString ConcurrentModelStrategy::name() const
@@ -103,37 +96,67 @@ int ConcurrentModelStrategy::choose(const ConcurrentProblem &problem, Concurrent
 {
     const ConcurrentData &data = oracle.data();
     const double sigmas = m_kind == Kind::Safe ? kSafetySigmas : 0.0;
-    QVector<Ranked> ranked;
-    for (int pair = 0; pair < data.pairCount(); ++pair) {
-        if (std::binary_search(m_shared.cbegin(), m_shared.cend(), pair))
-            continue;
-        const ConcurrentOutcome outcome = assess(problem, m_predicted.cost(data, pair, sigmas));
-        if (outcome.feasible())
-            ranked.append({pair, outcome.throughput, outcome.latencyS});
-    }
-    std::sort(ranked.begin(), ranked.end(), [](const Ranked &a, const Ranked &b) {
-        return a.throughput > b.throughput ||
-            (a.throughput == b.throughput &&
-             (a.latencyS < b.latencyS || (a.latencyS == b.latencyS && a.pair < b.pair)));
-    });
-
     int best = bestFeasible(problem, oracle, m_shared);
     ConcurrentOutcome bestOutcome =
         best >= 0 ? assess(problem, oracle.profile(best)) : ConcurrentOutcome {};
-    int own = 0;
-    for (const Ranked &candidate : ranked) {
-        if (own >= m_ownProfiles)
+    // This problem's own profiles refine its copy of the predictions as they come in.
+    PairPredictions predicted = m_predicted;
+    QVector<int> known = m_shared;
+    QVector<char> isKnown(data.pairCount(), 0);
+    for (int pair : m_shared)
+        isKnown[pair] = 1;
+    for (int own = 0; own < m_ownProfiles; ++own) {
+        const int next = nextTry(problem, data, predicted, isKnown, sigmas,
+                                 best >= 0 ? bestOutcome.throughput : -1);
+        if (next < 0)
             break;
-        if (best >= 0 && candidate.throughput <= bestOutcome.throughput)
-            break;  // nothing left to try is predicted to beat what was measured
-        ++own;
-        const ConcurrentOutcome outcome = assess(problem, oracle.profile(candidate.pair));
+        const ConcurrentOutcome outcome = assess(problem, oracle.profile(next));
         if (outcome.feasible() && (best < 0 || isBetter(outcome, bestOutcome))) {
-            best = candidate.pair;
+            best = next;
             bestOutcome = outcome;
         }
+        isKnown[next] = 1;
+        known.append(next);
+        predicted.learnTraining(data, data.modeOf(next));
+        predicted.calibrate(data, known);
     }
     return best;
+}
+
+int ConcurrentModelStrategy::nextTry(const ConcurrentProblem &problem, const ConcurrentData &data,
+                                     const PairPredictions &predicted, const QVector<char> &isKnown,
+                                     double sigmas, double bestThroughput) const
+{
+    // Until something feasible is measured, the best-ranked pair that is very likely feasible
+    // (or the likeliest one); then the best-ranked pair that could beat what was measured.
+    // Ranked by expected training rate: predicted continuous throughput x chance of fitting.
+    int next = -1;
+    double nextScore = -1;
+    double nextChance = -1;
+    bool nextSecure = false;
+    for (int pair = 0; pair < data.pairCount(); ++pair) {
+        if (isKnown[pair])
+            continue;
+        const double chance = predicted.feasibleChance(problem, data, pair, sigmas);
+        if (chance < kMinChance)
+            continue;
+        if (bestThroughput >= 0 &&
+            predicted.optimisticThroughput(problem, data, pair) <= bestThroughput)
+            continue;  // even its optimistic prediction does not beat what was measured
+        const PairCost cost = predicted.cost(data, pair, sigmas);
+        const double score =
+            (std::max(0.0, continuousThroughput(problem, cost)) + kRateFloor) * chance;
+        const bool secure = bestThroughput >= 0 || chance >= kSecureChance;
+        const bool better =
+            secure != nextSecure ? secure : (secure ? score > nextScore : chance > nextChance);
+        if (next < 0 || better) {
+            next = pair;
+            nextScore = score;
+            nextChance = chance;
+            nextSecure = secure;
+        }
+    }
+    return next;
 }
 
 Status ConcurrentActiveLearning::prepare(ConcurrentOracle &oracle, const ConcurrentContext &context)

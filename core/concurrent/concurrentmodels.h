@@ -10,9 +10,10 @@ namespace ptwb {
 // prepare profiles kSharedShare of the samples as pairs every problem shares: modes spread by
 // power over the reference training model's predicted front (nn: at random), with batch sizes
 // taken in turn, plus a few random pairs; then fits a PairPredictor. Each problem then ranks the
-// pairs by predicted throughput among those predicted feasible and profiles down that list
-// until what it measured cannot be beaten by what is left to try or its own profiles (samples
-// minus the shared ones) run out; the answer is the best feasible pair it measured.
+// pairs by expected training rate (predicted continuous throughput x the chance that the pair
+// is feasible, from the predictions' spread) and profiles down that list, skipping pairs whose
+// optimistic throughput cannot beat what it measured, until its own profiles (samples minus the
+// shared ones) run out; the answer is the best feasible pair it measured.
 // - nn: the training predictor is an NN on the profiled modes alone.
 // - pt: PowerTrain transfer of the reference training model.
 // - safe: pt, ranking by the predictions kSafetySigmas standard deviations toward slower and
@@ -24,6 +25,10 @@ public:
     static constexpr double kSharedShare = 0.55;
     static constexpr double kFrontShare = 0.6;  // of the shared pairs
     static constexpr double kSafetySigmas = 1.0;
+    static constexpr double kMinChance = 0.02;  // pairs less likely to be feasible are not tried
+    static constexpr double kRateFloor = 1e-3;
+    static constexpr double kSecureChance =
+        0.9;  // the first try aims at a sure answer  // so n = 0 pairs still rank by their chance
 
     explicit ConcurrentModelStrategy(Kind kind)
         : m_kind(kind)
@@ -34,6 +39,12 @@ public:
     int choose(const ConcurrentProblem &problem, ConcurrentOracle &oracle) override;
 
 private:
+    // The next pair a problem profiles, or -1; bestThroughput < 0 while nothing feasible is
+    // measured.
+    int nextTry(const ConcurrentProblem &problem, const ConcurrentData &data,
+                const PairPredictions &predicted, const QVector<char> &isKnown, double sigmas,
+                double bestThroughput) const;
+
     Kind m_kind;
     int m_ownProfiles = 0;
     QVector<int> m_shared;  // profiled in prepare, ascending
