@@ -1,8 +1,8 @@
 #include "cli.h"
 
 #include "benchcommand.h"
-#include "concurrentcommands.h"
 #include "command.h"
+#include "concurrentcommands.h"
 #include "democommand.h"
 #include "devicecommands.h"
 #include "modelcommands.h"

@@ -23,11 +23,22 @@ const QByteArray kGood = kHeader +
 
 QStringList commands()
 {
-    return {QStringLiteral("import"),    QStringLiteral("export"),  QStringLiteral("workloads"),
-            QStringLiteral("modes"),     QStringLiteral("bench"),   QStringLiteral("train"),
-            QStringLiteral("transfer"),  QStringLiteral("predict"), QStringLiteral("models"),
-            QStringLiteral("recommend"), QStringLiteral("pareto"),  QStringLiteral("evaluate"),
-            QStringLiteral("sweep"),     QStringLiteral("apply"),   QStringLiteral("demo")};
+    return {QStringLiteral("import"),
+            QStringLiteral("export"),
+            QStringLiteral("workloads"),
+            QStringLiteral("modes"),
+            QStringLiteral("bench"),
+            QStringLiteral("train"),
+            QStringLiteral("transfer"),
+            QStringLiteral("predict"),
+            QStringLiteral("models"),
+            QStringLiteral("recommend"),
+            QStringLiteral("pareto"),
+            QStringLiteral("evaluate"),
+            QStringLiteral("evaluate-concurrent"),
+            QStringLiteral("sweep"),
+            QStringLiteral("apply"),
+            QStringLiteral("demo")};
 }
 
 }  // namespace
