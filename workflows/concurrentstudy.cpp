@@ -2,6 +2,7 @@
 
 #include "modes/modespace.h"
 #include "store/measurementcsv.h"
+#include "store/store.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -75,6 +76,26 @@ Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
     }
     evaluator.setReferences(*referenceRows, inferenceReference);
     return evaluator;
+}
+
+Expected<ConcurrentSpace> loadConcurrentSpace(Store &store, const QString &device,
+                                              const QString &trainingWorkload,
+                                              const QString &inferenceWorkload)
+{
+    using Result = Expected<ConcurrentSpace>;
+    Expected<TradeoffSpace> training = TradeoffSpace::load(store, trainingWorkload, device, false);
+    if (!training)
+        return training.field() == InputField::Workload
+            ? Result::badInput(InputField::Training, training.error())
+            : passOn<Result>(training);
+    const Expected<QVector<Measurement>> inference =
+        store.inferenceMeasurements(inferenceWorkload, training->device());
+    if (!inference)
+        return inference.field() == InputField::Workload
+            ? Result::badInput(InputField::Inference, inference.error())
+            : passOn<Result>(inference);
+    return ConcurrentSpace::build(*training, *inference,
+                                  QStringLiteral("workload '%1'").arg(inferenceWorkload));
 }
 
 }  // namespace ptwb::workflows

@@ -1,6 +1,11 @@
 #pragma once
 
 #include "concurrent/concurrentevaluation.h"
+#include "concurrent/concurrentspace.h"
+
+namespace ptwb {
+class Store;
+}
 
 namespace ptwb::workflows {
 
@@ -24,5 +29,13 @@ struct ConcurrentFiles
 // a strategy needs them; pt and safe without a training reference are bad input).
 Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
                                                   const ConcurrentEvaluationOptions &options);
+
+// A training and an inference workload of the store on one device as every (mode, batch)
+// pair: the training workload's newest model for its unmeasured modes, the inference workload's
+// measured pairs calibrating the rest (`ptwb recommend-concurrent`, Explore's concurrent mode).
+// `device` "" finds the device when the training workload was measured on one only.
+Expected<ConcurrentSpace> loadConcurrentSpace(Store &store, const QString &device,
+                                              const QString &trainingWorkload,
+                                              const QString &inferenceWorkload);
 
 }  // namespace ptwb::workflows

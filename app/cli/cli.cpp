@@ -36,6 +36,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<ParetoCommand>());
     commands.push_back(std::make_unique<EvaluateCommand>());
     commands.push_back(std::make_unique<EvaluateConcurrentCommand>());
+    commands.push_back(std::make_unique<RecommendConcurrentCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
     commands.push_back(std::make_unique<SearchCommand>());

@@ -1,6 +1,8 @@
 #include "concurrentcommands.h"
 
 #include "concurrentstudy.h"
+#include "optimize/tradeoffspace.h"
+#include "store/store.h"
 
 #include <QJsonObject>
 #include <QSaveFile>
@@ -195,6 +197,129 @@ int EvaluateConcurrentCommand::run(const QCommandLineParser &parser, Output &out
                                 QStringLiteral("--picks: %1: cannot write: %2")
                                     .arg(picks->fileName(), picks->errorString()),
                                 ErrorKind::Failed);
+    return kExitOk;
+}
+
+void RecommendConcurrentCommand::addOptions(QCommandLineParser &parser) const
+{
+    parser.addOption(dbOption());
+    parser.addOptions({
+        {QStringLiteral("device"),
+         QStringLiteral("Device in the store (default: the one the training workload was "
+                        "measured on)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("train"), QStringLiteral("Training workload in the store."),
+         QStringLiteral("W")},
+        {QStringLiteral("infer"), QStringLiteral("Inference workload in the store."),
+         QStringLiteral("W")},
+        {QStringLiteral("arrival-rate"), QStringLiteral("Inference requests per second."),
+         QStringLiteral("RATE")},
+        {QStringLiteral("latency-budget"),
+         QStringLiteral("Longest a request may wait for its answer, in seconds."),
+         QStringLiteral("S")},
+        {QStringLiteral("power-budget"), QStringLiteral("Power budget in watts."),
+         QStringLiteral("W")},
+        {QStringLiteral("safety"),
+         QStringLiteral("Keep this many standard deviations of the predictions inside the "
+                        "budgets (default 0)."),
+         QStringLiteral("SIGMAS"), QStringLiteral("0")},
+    });
+}
+
+int RecommendConcurrentCommand::run(const QCommandLineParser &parser, Output &output) const
+{
+    int exitCode = kExitOk;
+    if (!requireOptions(parser,
+                        {QStringLiteral("train"), QStringLiteral("infer"),
+                         QStringLiteral("arrival-rate"), QStringLiteral("latency-budget"),
+                         QStringLiteral("power-budget")},
+                        output, &exitCode))
+        return exitCode;
+    const auto positive = [&](const char *option, InputField field, double *value) {
+        bool ok = false;
+        *value = parser.value(QLatin1String(option)).toDouble(&ok);
+        if (ok && *value > 0 && std::isfinite(*value))
+            return true;
+        output.failAbout(field,
+                         QStringLiteral("'%1': expected a positive number")
+                             .arg(parser.value(QLatin1String(option))),
+                         ErrorKind::BadInput);
+        return false;
+    };
+    ConcurrentProblem problem;
+    double sigmas = 0;
+    if (!positive("arrival-rate", InputField::ArrivalRate, &problem.arrivalRate) ||
+        !positive("latency-budget", InputField::LatencyBudget, &problem.latencyBudgetS) ||
+        !positive("power-budget", InputField::PowerBudget, &problem.powerBudgetW))
+        return kExitBadInput;
+    bool sigmasOk = false;
+    sigmas = parser.value(QStringLiteral("safety")).toDouble(&sigmasOk);
+    if (!sigmasOk || sigmas < 0 || sigmas > 5)
+        return output.badUsage(QStringLiteral("--safety: expected 0 to 5 standard deviations"));
+
+    Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
+    if (!store)
+        return output.fail(store);
+    const Expected<ConcurrentSpace> space = workflows::loadConcurrentSpace(
+        **store, parser.value(QStringLiteral("device")), parser.value(QStringLiteral("train")),
+        parser.value(QStringLiteral("infer")));
+    if (!space)
+        return output.fail(space);
+    const ConcurrentSpace::Choice choice = space->choose(problem, sigmas);
+    if (choice.pair < 0) {
+        if (output.json())
+            output.object({{QStringLiteral("feasible"), false},
+                           {QStringLiteral("candidates"), space->pairCount()}});
+        else
+            output.line(QStringLiteral("No mode and batch size is predicted to meet a %1 s "
+                                       "latency at %2 requests/s within %3 W.")
+                            .arg(problem.latencyBudgetS)
+                            .arg(problem.arrivalRate)
+                            .arg(problem.powerBudgetW));
+        return kExitOk;
+    }
+    const ConcurrentData &data = space->data();
+    const PowerMode &mode = data.modes[data.modeOf(choice.pair)];
+    const int batch = data.batchOf(choice.pair);
+    const ConcurrentOutcome &o = choice.outcome;
+    const QString source =
+        space->isMeasured(choice.pair) ? QStringLiteral("measured") : QStringLiteral("predicted");
+    const qint64 modelId = space->training().modelId();
+    if (output.json()) {
+        QJsonObject object {{QStringLiteral("feasible"), true},
+                            {QStringLiteral("mode"), mode.toCanonical()},
+                            {QStringLiteral("mode_short"), mode.toShort()},
+                            {QStringLiteral("batch"), batch},
+                            {QStringLiteral("minibatches_per_cycle"), o.minibatchesPerCycle},
+                            {QStringLiteral("throughput"), o.throughput},
+                            {QStringLiteral("latency_s"), o.latencyS},
+                            {QStringLiteral("power_w"), o.powerW},
+                            {QStringLiteral("source"), source},
+                            {QStringLiteral("candidates"), space->pairCount()},
+                            {QStringLiteral("measured_pairs"), space->measuredPairs()}};
+        if (modelId > 0)
+            object.insert(QStringLiteral("model_id"), modelId);
+        output.object(object);
+        return kExitOk;
+    }
+    output.line(QStringLiteral("%1   %2, inference batch %3")
+                    .arg(mode.toCanonical(), mode.toShort())
+                    .arg(batch));
+    output.line(QStringLiteral("  training %1 minibatches/s (%2 per %3 s cycle), latency %4 s, "
+                               "power %5 W (%6)")
+                    .arg(o.throughput, 0, 'f', 2)
+                    .arg(o.minibatchesPerCycle)
+                    .arg(batch / problem.arrivalRate, 0, 'f', 3)
+                    .arg(o.latencyS, 0, 'f', 3)
+                    .arg(o.powerW, 0, 'f', 2)
+                    .arg(source));
+    output.line(
+        QStringLiteral("  from %1 pairs, %2 measured%3")
+            .arg(space->pairCount())
+            .arg(space->measuredPairs())
+            .arg(modelId > 0
+                     ? QStringLiteral(" (model %1 for unmeasured training modes)").arg(modelId)
+                     : QString()));
     return kExitOk;
 }
 

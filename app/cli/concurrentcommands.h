@@ -21,4 +21,19 @@ public:
     QString optionFor(InputField field) const override;
 };
 
+// ptwb recommend-concurrent --train W --infer W2 --arrival-rate 60 --latency-budget 1.0
+//   --power-budget 25 [--safety SIGMAS]
+class RecommendConcurrentCommand : public Command
+{
+public:
+    QString name() const override { return QStringLiteral("recommend-concurrent"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Recommend a power mode and inference batch size for training "
+                              "while serving inference.");
+    }
+    void addOptions(QCommandLineParser &parser) const override;
+    int run(const QCommandLineParser &parser, Output &output) const override;
+};
+
 }  // namespace ptwb::cli

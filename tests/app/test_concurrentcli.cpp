@@ -1,5 +1,6 @@
 #include "../concurrent/syntheticpair.h"
 #include "clirunner.h"
+#include "concurrent/concurrentstrategy.h"
 #include "store/measurementcsv.h"
 
 #include <QFile>
@@ -130,6 +131,64 @@ private Q_SLOTS:
         QCOMPARE(result.exitCode, 2);
         QVERIFY2(result.err.contains(expected), qPrintable(result.err));
         QVERIFY(!QFile::exists(picks));
+    }
+
+    void recommendsTheBestMeasuredPair()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("store.db"));
+        for (const auto &[workload, file] : {std::pair {QStringLiteral("trainer"), m_train},
+                                             std::pair {QStringLiteral("server"), m_infer}}) {
+            const CliResult imported =
+                runCli({QStringLiteral("import"), QStringLiteral("--db"), db,
+                        QStringLiteral("--device"), QStringLiteral("agx"), QStringLiteral("--kind"),
+                        QStringLiteral("orin-agx"), QStringLiteral("--workload"), workload, file});
+            QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+        }
+        const ptwb::ConcurrentProblem problem {60, 1.0, 25};
+        const CliResult result = runCli(
+            {QStringLiteral("recommend-concurrent"), QStringLiteral("--db"), db,
+             QStringLiteral("--train"), QStringLiteral("trainer"), QStringLiteral("--infer"),
+             QStringLiteral("server"), QStringLiteral("--arrival-rate"), QStringLiteral("60"),
+             QStringLiteral("--latency-budget"), QStringLiteral("1.0"),
+             QStringLiteral("--power-budget"), QStringLiteral("25"), QStringLiteral("--json")});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        const QJsonObject object = QJsonDocument::fromJson(result.out.toUtf8()).object();
+        QVERIFY(object.value(QStringLiteral("feasible")).toBool());
+        QCOMPARE(object.value(QStringLiteral("source")).toString(), QStringLiteral("measured"));
+
+        // Every pair is measured: the answer is the brute-force optimum of the data.
+        const ptwb::ConcurrentData data = syntheticPair();
+        ptwb::ConcurrentOracle oracle(data);
+        const int best = ptwb::OptimalConcurrentStrategy().choose(problem, oracle);
+        QVERIFY(best >= 0);
+        const ptwb::ConcurrentOutcome expected = ptwb::assess(problem, data.cost(best));
+        QCOMPARE(object.value(QStringLiteral("batch")).toInt(), data.batchOf(best));
+        QCOMPARE(object.value(QStringLiteral("minibatches_per_cycle")).toInt(),
+                 expected.minibatchesPerCycle);
+        QVERIFY(std::abs(object.value(QStringLiteral("throughput")).toDouble() -
+                         expected.throughput) < 1e-9);
+        QVERIFY(object.value(QStringLiteral("power_w")).toDouble() <= 25);
+        QVERIFY(object.value(QStringLiteral("latency_s")).toDouble() <= 1.0);
+
+        // The two workloads the wrong way round: the option that names the wrong one.
+        const CliResult swapped =
+            runCli({QStringLiteral("recommend-concurrent"), QStringLiteral("--db"), db,
+                    QStringLiteral("--train"), QStringLiteral("server"), QStringLiteral("--infer"),
+                    QStringLiteral("trainer"), QStringLiteral("--arrival-rate"),
+                    QStringLiteral("60"), QStringLiteral("--latency-budget"), QStringLiteral("1"),
+                    QStringLiteral("--power-budget"), QStringLiteral("25")});
+        QCOMPARE(swapped.exitCode, 2);
+        QVERIFY2(swapped.err.contains(QStringLiteral("--train: workload 'server'")),
+                 qPrintable(swapped.err));
+        const CliResult badRate =
+            runCli({QStringLiteral("recommend-concurrent"), QStringLiteral("--db"), db,
+                    QStringLiteral("--train"), QStringLiteral("trainer"), QStringLiteral("--infer"),
+                    QStringLiteral("server"), QStringLiteral("--arrival-rate"),
+                    QStringLiteral("-3"), QStringLiteral("--latency-budget"), QStringLiteral("1"),
+                    QStringLiteral("--power-budget"), QStringLiteral("25")});
+        QCOMPARE(badRate.exitCode, 2);
+        QVERIFY2(badRate.err.contains(QStringLiteral("--arrival-rate: '-3'")),
+                 qPrintable(badRate.err));
     }
 
 private:
