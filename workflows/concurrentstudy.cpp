@@ -15,7 +15,7 @@ Expected<QVector<Measurement>> readMeasurementsFile(const QString &path, const Q
     using Result = Expected<QVector<Measurement>>;
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
     if (!spec)
-        return Result::badInput(InputField::DeviceKind, spec.error());
+        return Result::failure(spec.error(), ErrorKind::BadInput);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Result::badInput(

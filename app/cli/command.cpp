@@ -1,10 +1,10 @@
 #include "command.h"
 
+#include "concurrentstudy.h"
+
 #include "predict/powermodel.h"
-#include "store/measurementcsv.h"
 #include "store/store.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
 
@@ -121,19 +121,11 @@ Expected<TrainingData> readTrainingData(const QString &path, const QString &devi
                                         InputField field)
 {
     using Result = Expected<TrainingData>;
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
-    if (!spec)
-        return Result::failure(spec.error(), ErrorKind::BadInput);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return Result::badInput(
-            field, QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
-    const auto parsed =
-        MeasurementCsv::parse(file.readAll(), QFileInfo(path).fileName(), ModeSpace(*spec));
-    if (!parsed)
-        return Result::badInput(field, parsed.error());
-    Expected<TrainingData> data =
-        TrainingData::fromMeasurements(parsed->rows, QFileInfo(path).fileName());
+    const Expected<QVector<Measurement>> rows =
+        workflows::readMeasurementsFile(path, deviceKind, field);
+    if (!rows)
+        return passOn<Result>(rows);
+    Expected<TrainingData> data = TrainingData::fromMeasurements(*rows, QFileInfo(path).fileName());
     if (!data)
         return Result::badInput(field, data.error());
     return data;

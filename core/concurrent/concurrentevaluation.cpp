@@ -1,5 +1,7 @@
 #include "concurrent/concurrentevaluation.h"
 
+#include "util/numberrange.h"
+
 #include <QElapsedTimer>
 #include <QHash>
 
@@ -40,35 +42,7 @@ QVector<ConcurrentProblem> ConcurrentGrid::problems() const
 Expected<QVector<double>> ConcurrentGrid::parseRange(const QString &text, InputField field,
                                                      const QString &example)
 {
-    using Result = Expected<QVector<double>>;
-    const auto bad = [&] {
-        return Result::badInput(field,
-                                QStringLiteral("'%1': expected FROM:TO:STEP (%2) or a list "
-                                               "of positive numbers")
-                                    .arg(text, example));
-    };
-    QVector<double> out;
-    const QStringList range = text.split(QLatin1Char(':'));
-    if (range.size() == 3) {
-        bool a = false, b = false, c = false;
-        const double from = range[0].toDouble(&a);
-        const double to = range[1].toDouble(&b);
-        const double step = range[2].toDouble(&c);
-        if (!a || !b || !c || from <= 0 || step <= 0 || to < from || (to - from) / step > 10000)
-            return bad();
-        // Rounded to 1e-9 so that 0.5 + 15 x 0.1 prints as 2, not 2.0000000000000004.
-        for (int i = 0; from + i * step <= to + 1e-9; ++i)
-            out.append(std::round((from + i * step) * 1e9) / 1e9);
-        return out;
-    }
-    for (const QString &item : text.split(QLatin1Char(','))) {
-        bool ok = false;
-        const double value = item.trimmed().toDouble(&ok);
-        if (!ok || value <= 0 || !std::isfinite(value))
-            return bad();
-        out.append(value);
-    }
-    return out;
+    return parseNumberRange(text, field, example);
 }
 
 ConcurrentGrid ConcurrentGrid::study()

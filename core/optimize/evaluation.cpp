@@ -1,5 +1,7 @@
 #include "optimize/evaluation.h"
 
+#include "util/numberrange.h"
+
 #include "predict/accuracybench.h"
 
 #include <QElapsedTimer>
@@ -56,32 +58,7 @@ QVector<std::pair<QString, double>> StrategyMetrics::distributionFields() const
 
 Expected<QVector<double>> EvaluationOptions::parseBudgets(const QString &text)
 {
-    const auto bad = [&text] {
-        return Expected<QVector<double>>::badInput(
-            InputField::Budgets,
-            QStringLiteral("'%1': expected FROM:TO:STEP (17:50:1) or a list of watts").arg(text));
-    };
-    QVector<double> out;
-    const QStringList range = text.split(QLatin1Char(':'));
-    if (range.size() == 3) {
-        bool a = false, b = false, c = false;
-        const double from = range[0].toDouble(&a);
-        const double to = range[1].toDouble(&b);
-        const double step = range[2].toDouble(&c);
-        if (!a || !b || !c || step <= 0 || to < from || (to - from) / step > 10000)
-            return bad();
-        for (int i = 0; from + i * step <= to + 1e-9; ++i)
-            out.append(from + i * step);
-        return out;
-    }
-    for (const QString &item : text.split(QLatin1Char(','))) {
-        bool ok = false;
-        const double value = item.trimmed().toDouble(&ok);
-        if (!ok || value <= 0)
-            return bad();
-        out.append(value);
-    }
-    return out;
+    return parseNumberRange(text, InputField::Budgets, QStringLiteral("17:50:1"));
 }
 
 Evaluator::Evaluator(TrainingData reference, TrainingData target, QString deviceKind,
