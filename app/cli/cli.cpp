@@ -10,6 +10,7 @@
 #include "optimizecommands.h"
 #include "searchcommand.h"
 #include "storecommands.h"
+#include "verifycommand.h"
 
 #include "predict/regressor.h"
 #include "simulatorlauncher.h"
@@ -37,6 +38,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<EvaluateCommand>());
     commands.push_back(std::make_unique<EvaluateConcurrentCommand>());
     commands.push_back(std::make_unique<RecommendConcurrentCommand>());
+    commands.push_back(std::make_unique<VerifyConcurrentCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
     commands.push_back(std::make_unique<SearchCommand>());

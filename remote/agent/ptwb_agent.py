@@ -46,9 +46,9 @@ HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
 THERMAL_DIR = "sys/class/thermal"
 
 MODE_FIELDS = ("cores", "cpu_khz", "gpu_hz", "emc_hz")
-STREAMING_OPS = ("sample_power", "profile")
+STREAMING_OPS = ("sample_power", "profile", "run_concurrent")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
-           "sample_power", "profile", "stop", "reboot")
+           "sample_power", "profile", "run_concurrent", "stop", "reboot")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
 REVERT_FILE = "revert.json"        # the armed revert (see RevertStore)
@@ -260,23 +260,38 @@ def validate_settle(obj):
     }
 
 
-def validate_workload(obj):
-    if "workload" not in obj:
-        raise OpError("bad_field", "workload: missing; expected an object with kind builtin or command")
-    w = obj["workload"]
+def validate_workload(obj, key="workload", builtin_only=False):
+    """The workload object obj[key]: {"kind": "builtin", "name", "batch_size"[, "inference"]} or
+    {"kind": "command", "argv", "cwd"}. Returns a clean dict or raises OpError naming the field."""
+    if key not in obj:
+        raise OpError("bad_field", "%s: missing; expected an object with kind builtin%s"
+                      % (key, "" if builtin_only else " or command"))
+    w = obj[key]
     if not isinstance(w, dict):
-        raise OpError("bad_field", "workload: expected an object, got %s" % _type_name(w))
+        raise OpError("bad_field", "%s: expected an object, got %s" % (key, _type_name(w)))
     kind = w.get("kind")
     if kind == "builtin":
         name = w.get("name")
         if not isinstance(name, str):
-            raise OpError("bad_field", "workload.name: expected a string (%s), got %s"
-                          % (" or ".join(BUILTIN_WORKLOADS), _type_name(name)))
+            raise OpError("bad_field", "%s.name: expected a string (%s), got %s"
+                          % (key, " or ".join(BUILTIN_WORKLOADS), _type_name(name)))
         if name not in BUILTIN_WORKLOADS:
-            raise OpError("bad_field", "workload.name: %r unknown; expected %s"
-                          % (name, " or ".join(BUILTIN_WORKLOADS)))
-        b = req_int(w, "batch_size", "workload.batch_size", lo=1, hi=4096)
-        return {"kind": "builtin", "name": name, "batch_size": b}
+            # repr() of user text only ever reaches a message, never an argv or a shell
+            raise OpError("bad_field", "%s.name: %r unknown; expected %s"
+                          % (key, name[:64], " or ".join(BUILTIN_WORKLOADS)))
+        b = req_int(w, "batch_size", "%s.batch_size" % key, lo=1, hi=4096)
+        inference = w.get("inference", False)
+        if not isinstance(inference, bool):
+            raise OpError("bad_field", "%s.inference: expected a boolean, got %s"
+                          % (key, _type_name(inference)))
+        out = {"kind": "builtin", "name": name, "batch_size": b}
+        if inference:
+            out["inference"] = True
+        return out
+    if builtin_only and kind == "command":
+        raise OpError("bad_field", "%s.kind: run_concurrent runs built-in workloads only (%s); "
+                      "a command workload cannot take the agent's turns"
+                      % (key, " or ".join(BUILTIN_WORKLOADS)))
     if kind == "command":
         argv = w.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
@@ -288,9 +303,9 @@ def validate_workload(obj):
             raise OpError("bad_field", "workload.cwd: expected a non-empty string or null")
         return {"kind": "command", "argv": list(argv), "cwd": cwd}
     if kind is None and "kind" not in w:
-        raise OpError("bad_field", "workload.kind: missing; expected \"builtin\" or \"command\"")
-    raise OpError("bad_field", "workload.kind: expected \"builtin\" or \"command\", got %s"
-                  % (json.dumps(kind) if isinstance(kind, str) else _type_name(kind)))
+        raise OpError("bad_field", "%s.kind: missing; expected \"builtin\" or \"command\"" % key)
+    raise OpError("bad_field", "%s.kind: expected \"builtin\" or \"command\", got %s"
+                  % (key, json.dumps(kind[:64]) if isinstance(kind, str) else _type_name(kind)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,6 +403,115 @@ def select_clean(minibatches, samples, settle_t):
         "minibatches": len(clean),
         "discarded": len(minibatches) - len(clean),
     }
+
+
+# --------------------------------------------------------------------------------------------
+# Concurrent training and inference: the time-slicing schedule (pure; see run_concurrent)
+
+CONCURRENT_MAX_REQUESTS = 200000   # arrival_rate x duration_s: bounds the latencies kept
+CONCURRENT_MAX_RATE = 10000.0      # requests per second
+CONCURRENT_MAX_DURATION_S = 3600.0
+TRAIN_ESTIMATE_WINDOW = 5          # recent training minibatches whose median predicts the next
+
+
+class TimeSlicer(object):
+    """The device's schedule when it trains while it serves inference (Fulcrum), in device
+    seconds of a timeline that starts when the first request arrives.
+
+    Request k arrives at k/rate (deterministic spacing). Inference batch j holds requests
+    j*b .. j*b+b-1 and is ready when its last request has arrived, at (j*b+b-1)/rate; it runs as
+    soon as it is ready and the device is free. In between the device trains, one minibatch at a
+    time, starting one only when it is expected (the median of the recent training minibatches)
+    to end before the next batch is ready; otherwise it idles until then. A minibatch cannot be
+    preempted: one that takes longer than expected delays the batch (an overrun), as real time
+    slicing does. A request's latency is the end of its batch's inference minus its arrival; the
+    first request of a batch waits (b-1)/rate for the batch to fill.
+
+    Only complete batches of requests that arrive within duration_s are served; the run ends
+    when the last of them has been answered.
+    """
+
+    def __init__(self, rate, batch, duration_s):
+        self.rate = float(rate)
+        self.b = int(batch)
+        self.batches = int(math.floor(duration_s * self.rate / self.b + 1e-9))
+        self.v = 0.0                 # device seconds on the timeline
+        self.j = 0                   # next batch
+        self.latencies = []          # seconds, one per answered request
+        self.train_ms = []
+        self.infer_ms = []
+        self.idle_s = 0.0
+        self.overruns = 0            # batches started late because training was still running
+        self.max_overrun_s = 0.0
+        self.backlog = 0             # batches started late because inference was still running
+        self._last = None
+
+    def ready_at(self, j):
+        return (j * self.b + self.b - 1) / self.rate
+
+    def done(self):
+        return self.j >= self.batches
+
+    def train_estimate_s(self, seed_ms):
+        recent = self.train_ms[-TRAIN_ESTIMATE_WINDOW:] or [seed_ms]
+        return quantile(sorted(recent), 0.5) / 1000.0
+
+    def next_action(self, seed_train_ms):
+        """("infer", start), ("train", start) or ("idle", until); None when done."""
+        if self.done():
+            return None
+        ready = self.ready_at(self.j)
+        if ready <= self.v + 1e-12:
+            return ("infer", self.v)
+        if self.v + self.train_estimate_s(seed_train_ms) <= ready:
+            return ("train", self.v)
+        return ("idle", ready)
+
+    def idle(self, until):
+        if until > self.v:
+            self.idle_s += until - self.v
+            self.v = until
+        self._last = "idle"
+
+    def trained(self, ms):
+        self.train_ms.append(ms)
+        self.v += ms / 1000.0
+        self._last = "train"
+
+    def inferred(self, ms):
+        ready = self.ready_at(self.j)
+        late = self.v - ready
+        if late > 1e-9:
+            if self._last == "train":
+                self.overruns += 1
+                self.max_overrun_s = max(self.max_overrun_s, late)
+            else:
+                self.backlog += 1
+        self.infer_ms.append(ms)
+        self.v += ms / 1000.0
+        first = self.j * self.b
+        for k in range(first, first + self.b):
+            self.latencies.append(self.v - k / self.rate)
+        self.j += 1
+        self._last = "infer"
+
+    def summary(self):
+        """Latency percentiles (ms) over the requests answered so far, and the rates."""
+        lat = sorted(self.latencies)
+        span = self.v
+        out = {
+            "requests": len(lat),
+            "latency_ms": None,
+            "train_minibatches": len(self.train_ms),
+            "infer_minibatches": len(self.infer_ms),
+            "train_per_s": round(len(self.train_ms) / span, 4) if span > 0 else 0.0,
+            "infer_per_s": round(len(self.infer_ms) / span, 4) if span > 0 else 0.0,
+            "overruns": self.overruns,
+        }
+        if lat:
+            out["latency_ms"] = dict((k, round(quantile(lat, p) * 1000.0, 3)) for k, p in
+                                     (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)))
+        return out
 
 
 def parse_minibatch_line(line):
@@ -1492,10 +1616,12 @@ class Agent(object):
             return w["argv"], w["cwd"]
         extra = ["--name", w["name"], "--batch-size", str(w["batch_size"]),
                  "--minibatches", str(minibatches)]
+        if w.get("inference"):
+            extra.append("--inference")
         if self.runner:
             return list(self.runner) + extra, None
-        return [sys.executable or "python3", os.path.abspath(__file__), "--run-builtin", w["name"],
-                "--batch-size", str(w["batch_size"]), "--minibatches", str(minibatches)], None
+        return [sys.executable or "python3", os.path.abspath(__file__), "--run-builtin",
+                w["name"]] + extra[2:], None
 
     def op_profile(self, rid, req, stop_ev):
         w = validate_workload(req)
@@ -1632,6 +1758,211 @@ class Agent(object):
         result["samples"] = len(samples)
         result["mode"] = self.dev.get_mode()
         result["boot_id"] = self.dev._read("proc/sys/kernel/random/boot_id")
+        return result
+
+    # --- concurrent training and inference
+    def _serve_argv(self, train, infer):
+        """The process that runs one minibatch per order on its stdin (`train`, `infer`, `idle`)
+        and answers each `train`/`infer` with a PTWB_MINIBATCH line."""
+        extra = ["--name", train["name"], "--batch-size", str(train["batch_size"]),
+                 "--infer-name", infer["name"], "--infer-batch-size", str(infer["batch_size"]),
+                 "--serve"]
+        if self.runner:
+            return list(self.runner) + extra
+        return [sys.executable or "python3", os.path.abspath(__file__), "--run-builtin",
+                train["name"]] + extra[2:]
+
+    def op_run_concurrent(self, rid, req, stop_ev):
+        train = validate_workload(req, "train", builtin_only=True)
+        infer = validate_workload(req, "infer", builtin_only=True)
+        if train.get("inference"):
+            raise OpError("bad_field", "train.inference: the training workload trains; "
+                          "expected false or nothing")
+        rate = req_number(req, "arrival_rate", "arrival_rate", lo=0, hi=CONCURRENT_MAX_RATE,
+                          lo_open=True)
+        duration = req_number(req, "duration_s", "duration_s", lo=0,
+                              hi=CONCURRENT_MAX_DURATION_S, lo_open=True)
+        b = infer["batch_size"]
+        if rate * duration > CONCURRENT_MAX_REQUESTS:
+            raise OpError("bad_field", "duration_s: %g s at %g requests/s is %d requests; at most "
+                          "%d per run" % (duration, rate, int(rate * duration),
+                                          CONCURRENT_MAX_REQUESTS))
+        if rate * duration < b:
+            raise OpError("bad_field", "duration_s: %g s at %g requests/s is less than one "
+                          "inference batch of %d" % (duration, rate, b))
+        interval = req_number(req, "sample_interval_ms", "sample_interval_ms", lo=100, hi=60000,
+                              default=100, required=False)
+        every = req_number(req, "progress_every_s", "progress_every_s", lo=0.2, hi=60,
+                           default=1.0, required=False)
+        kind = device_kind(self.dev.model())
+        rails = self.dev.rails()
+        argv = self._serve_argv(train, infer)
+        replies = queue.Queue()
+        err_tail = collections.deque(maxlen=STDERR_KEEP)
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, close_fds=True,
+                                    preexec_fn=_die_with_parent)
+        except (OSError, ValueError) as e:
+            raise OpError("workload_failed", "could not start %s: %s" % (argv[0], e), stderr=[])
+        t0 = time.monotonic()
+
+        def read_out():
+            try:
+                for bline in iter(proc.stdout.readline, b""):
+                    ms = parse_minibatch_line(bline.decode("utf-8", "replace"))
+                    if ms is not None:
+                        replies.put(ms)
+            except Exception as e:
+                log("workload stdout: %s" % e)
+            replies.put(None)
+
+        def read_err():
+            try:
+                for bline in iter(proc.stderr.readline, b""):
+                    err_tail.append(bline.decode("utf-8", "replace").rstrip("\n")[:1000])
+            except Exception:
+                pass
+
+        to = threading.Thread(target=read_out, daemon=True)
+        te = threading.Thread(target=read_err, daemon=True)
+        to.start()
+        te.start()
+        state = {"turns": 0}
+
+        def order(what):
+            try:
+                proc.stdin.write((what + "\n").encode("ascii"))
+                proc.stdin.flush()
+            except (OSError, ValueError):
+                pass  # it died: the reply queue says so
+
+        def turn(what):
+            """One minibatch on the workload process; its time in ms."""
+            order(what)
+            while True:
+                if stop_ev.is_set():
+                    raise OpError("stopped", "run_concurrent stopped after %d minibatches"
+                                  % state["turns"])
+                try:
+                    ms = replies.get(timeout=0.25)
+                except queue.Empty:
+                    continue
+                if ms is None:
+                    try:
+                        rc = proc.wait(timeout=2.0)
+                    except subprocess.TimeoutExpired:
+                        rc = None
+                    raise OpError("workload_failed", "workload %s after %d minibatches"
+                                  % ("exited with status %s" % rc if rc is not None
+                                     else "closed its output", state["turns"]),
+                                  stderr=list(err_tail))
+                state["turns"] += 1
+                return ms
+
+        samples = []
+        sampling = threading.Event()
+        t_run = [None]
+
+        def sample():
+            k = 0
+            while not sampling.wait(max(0.0, t_run[0] + self.clock.real(k * interval / 1000.0)
+                                        - time.monotonic())):
+                try:
+                    total, _ = self.dev.read_power(rails, kind)
+                except Exception as e:
+                    log("power: %s" % e)
+                    return
+                samples.append(((time.monotonic() - t0) * self.clock.scale, total))
+                k += 1
+
+        ts = None
+        try:
+            # Warm-up, before the first request arrives: two training minibatches (the second
+            # one's time is the first estimate) and two inference minibatches, not counted.
+            turn("train")
+            seed_ms = turn("train")
+            turn("infer")
+            warm_infer = turn("infer")
+            sched = TimeSlicer(rate, b, duration)
+            t_run[0] = time.monotonic()
+            run_t_s = (t_run[0] - t0) * self.clock.scale
+            self.emit({"id": rid, "event": "warmed_up", "t_s": round(run_t_s, 3),
+                       "train_ms": round(seed_ms, 3), "infer_ms": round(warm_infer, 3)})
+            if rails:
+                ts = threading.Thread(target=sample, daemon=True)
+                ts.start()
+            next_progress = time.monotonic() + every
+            idle = False
+            while True:
+                act = sched.next_action(seed_ms)
+                if act is None:
+                    break
+                what, at = act
+                if what == "idle" and not idle:
+                    order("idle")
+                idle = what == "idle"
+                # The device never runs ahead of the timeline (requests have not arrived yet).
+                if self._sleep_until(t_run[0] + self.clock.real(at), stop_ev):
+                    raise OpError("stopped", "run_concurrent stopped after %d minibatches"
+                                  % state["turns"])
+                if what == "idle":
+                    sched.idle(at)
+                elif what == "train":
+                    sched.trained(turn("train"))
+                else:
+                    sched.inferred(turn("infer"))
+                if time.monotonic() >= next_progress:
+                    next_progress = time.monotonic() + every
+                    ev = {"id": rid, "event": "progress",
+                          "t_s": round((time.monotonic() - t0) * self.clock.scale, 3),
+                          "run_s": round(sched.v, 3)}
+                    ev.update(sched.summary())
+                    pw = sorted(w for (t, w) in list(samples))
+                    ev["power_w"] = round(quantile(pw, 0.5), 4) if pw else None
+                    self.emit(ev)
+        finally:
+            sampling.set()
+            if ts is not None:
+                ts.join(2.0)
+            try:
+                proc.stdin.close()
+            except (OSError, ValueError):
+                pass
+            try:
+                proc.wait(timeout=self.clock.real(5.0) + 1.0)
+            except subprocess.TimeoutExpired:
+                pass
+            if proc.poll() is None:
+                _terminate(proc)
+            proc.wait()
+            to.join(2.0)
+            te.join(2.0)
+            for p in (proc.stdout, proc.stderr):
+                try:
+                    p.close()
+                except Exception:
+                    pass
+        result = sched.summary()
+        lat = sorted(sched.latencies)
+        result["latency_ms"]["mean"] = round(sum(lat) / len(lat) * 1000.0, 3)
+        pw = [w for (_, w) in samples]
+        result.update({
+            "arrivals": "uniform",
+            "arrival_rate": rate,
+            "batch": b,
+            "batches": sched.batches,
+            "run_s": round(sched.v, 4),
+            "idle_s": round(sched.idle_s, 4),
+            "max_overrun_ms": round(sched.max_overrun_s * 1000.0, 3),
+            "backlog": sched.backlog,
+            "train_ms": stats(sched.train_ms, 3),
+            "infer_ms": stats(sched.infer_ms, 3),
+            "power_w": dict(stats(pw, 4), max=round(max(pw), 4) if pw else None),
+            "samples": len(pw),
+            "mode": self.dev.get_mode(),
+            "boot_id": self.dev._read("proc/sys/kernel/random/boot_id"),
+        })
         return result
 
     # --- shutdown
@@ -1788,45 +2119,89 @@ def _resnet18(nn):
     return nn.Sequential(*layers)
 
 
-def run_builtin(name, batch_size, minibatches):
+def _builtin_models(torch, nn):
+    """{name: constructor} of the built-in networks this PyTorch can build (stderr says why not)."""
+    try:
+        import torchvision
+        return {"resnet18": lambda: torchvision.models.resnet18(num_classes=1000),
+                "mobilenet_v3": lambda: torchvision.models.mobilenet_v3_large(num_classes=1000)}
+    except Exception as e:
+        # Without torchvision: ResNet-18 is built here, layer for layer the same network;
+        # MobileNet v3 is not, and no other network is measured in its place.
+        sys.stderr.write("torchvision not available (%s)\n" % e)
+        return {"resnet18": lambda: _resnet18(nn)}
+
+
+class _BuiltinStep(object):
+    """One built-in network on synthetic 224x224 data, 1000 classes: a training step (SGD) or,
+    with inference=True, a forward pass in eval mode under no_grad. step() returns its ms."""
+
+    IMAGE = 224
+
+    def __init__(self, torch, nn, make, batch_size, inference, dev):
+        self.torch = torch
+        self.dev = dev
+        self.inference = inference
+        self.model = make().to(dev)
+        self.x = torch.randn(batch_size, 3, self.IMAGE, self.IMAGE, device=dev)
+        if inference:
+            self.model.eval()
+        else:
+            self.model.train()
+            self.opt = torch.optim.SGD(self.model.parameters(), lr=0.01, momentum=0.9)
+            self.loss_fn = nn.CrossEntropyLoss()
+            self.y = torch.randint(0, 1000, (batch_size,), device=dev)
+
+    def step(self):
+        torch = self.torch
+        if self.dev.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        if self.inference:
+            with torch.no_grad():
+                self.model(self.x)
+        else:
+            self.opt.zero_grad()
+            loss = self.loss_fn(self.model(self.x), self.y)
+            loss.backward()
+            self.opt.step()
+        if self.dev.type == "cuda":
+            torch.cuda.synchronize()
+        return (time.perf_counter() - t) * 1000.0
+
+
+def run_builtin(name, batch_size, minibatches, inference=False, serve=None):
+    """A built-in workload: `minibatches` training steps (or inference minibatches), one
+    PTWB_MINIBATCH line each. With serve=(infer_name, infer_batch): the training network and the
+    inference network in this one process, one minibatch per order read from stdin (`train`,
+    `infer`; `idle` and unknown lines do nothing) until stdin closes: run_concurrent's turns."""
     try:
         import torch
         import torch.nn as nn
     except Exception as e:
         sys.stderr.write("PyTorch is not available: %s\n" % e)
         return 2
-    image = 224
-    try:
-        import torchvision
-        models = {"resnet18": lambda: torchvision.models.resnet18(num_classes=1000),
-                  "mobilenet_v3": lambda: torchvision.models.mobilenet_v3_large(num_classes=1000)}
-    except Exception as e:
-        # Without torchvision: ResNet-18 is built here, layer for layer the same network;
-        # MobileNet v3 is not, and no other network is measured in its place.
-        sys.stderr.write("torchvision not available (%s)\n" % e)
-        models = {"resnet18": lambda: _resnet18(nn)}
-    if name not in models:
-        sys.stderr.write("built-in workload %r needs torchvision (python3-torchvision); "
-                         "available here: %s\n" % (name, ", ".join(sorted(models))))
-        return 2
-    model = models[name]()
+    models = _builtin_models(torch, nn)
+    wanted = [name] + ([serve[0]] if serve else [])
+    for n in wanted:
+        if n not in models:
+            sys.stderr.write("built-in workload %r needs torchvision (python3-torchvision); "
+                             "available here: %s\n" % (n, ", ".join(sorted(models))))
+            return 2
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = model.to(dev).train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = nn.CrossEntropyLoss()
-    x = torch.randn(batch_size, 3, image, image, device=dev)
-    y = torch.randint(0, 1000, (batch_size,), device=dev)
-    for _ in range(minibatches):
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-        sys.stdout.write("PTWB_MINIBATCH %.3f\n" % ((time.perf_counter() - t) * 1000.0))
+    if serve is None:
+        step = _BuiltinStep(torch, nn, models[name], batch_size, inference, dev)
+        for _ in range(minibatches):
+            sys.stdout.write("PTWB_MINIBATCH %.3f\n" % step.step())
+            sys.stdout.flush()
+        return 0
+    steps = {"train": _BuiltinStep(torch, nn, models[name], batch_size, False, dev),
+             "infer": _BuiltinStep(torch, nn, models[serve[0]], serve[1], True, dev)}
+    for line in sys.stdin:
+        step = steps.get(line.strip())
+        if step is None:
+            continue
+        sys.stdout.write("PTWB_MINIBATCH %.3f\n" % step.step())
         sys.stdout.flush()
     return 0
 
@@ -1848,6 +2223,10 @@ def _parse_args(argv):
     p.add_argument("--run-builtin", default=None, help=argparse.SUPPRESS)
     p.add_argument("--batch-size", type=int, default=16, help=argparse.SUPPRESS)
     p.add_argument("--minibatches", type=int, default=40, help=argparse.SUPPRESS)
+    p.add_argument("--inference", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--infer-name", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--infer-batch-size", type=int, default=16, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -1857,7 +2236,11 @@ def main(argv=None, stdin=None, stdout=None, files=None):
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     if args.run_builtin:
-        return run_builtin(args.run_builtin, args.batch_size, args.minibatches)
+        if args.serve and not args.infer_name:
+            log("--serve needs --infer-name")
+            return 2
+        return run_builtin(args.run_builtin, args.batch_size, args.minibatches, args.inference,
+                           (args.infer_name, args.infer_batch_size) if args.serve else None)
     if not (args.time_scale > 0 and math.isfinite(args.time_scale)):
         log("--time-scale must be a positive number")
         return 2

@@ -131,6 +131,11 @@ DeviceCall *DeviceClient::profile(const WorkloadSpec &workload, int minibatches)
                  {QStringLiteral("minibatches"), minibatches}});
 }
 
+DeviceCall *DeviceClient::runConcurrent(const ConcurrentRunRequest &request, int timeoutMs)
+{
+    return call(QStringLiteral("run_concurrent"), request.toJson(), timeoutMs);
+}
+
 DeviceCall *DeviceClient::stop(const DeviceCall *streaming)
 {
     return call(QStringLiteral("stop"), {{QStringLiteral("target"), double(streaming->id())}});

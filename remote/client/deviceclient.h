@@ -1,5 +1,6 @@
 #pragma once
 
+#include "concurrentrun.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -94,6 +95,8 @@ public:
     DeviceCall *confirm() { return call(QStringLiteral("confirm")); }
     DeviceCall *samplePower(int intervalMs, int count);
     DeviceCall *profile(const WorkloadSpec &workload, int minibatches);
+    // run_concurrent; progress events keep it alive (an inactivity timeout, like every call).
+    DeviceCall *runConcurrent(const ConcurrentRunRequest &request, int timeoutMs);
     // Ends a streaming call; its own reply then says "stopped".
     DeviceCall *stop(const DeviceCall *streaming);
 

@@ -181,9 +181,12 @@ Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
 QJsonObject WorkloadSpec::toJson() const
 {
     if (!builtin.isEmpty()) {
-        return {{QStringLiteral("kind"), QStringLiteral("builtin")},
-                {QStringLiteral("name"), builtin},
-                {QStringLiteral("batch_size"), batchSize}};
+        QJsonObject out {{QStringLiteral("kind"), QStringLiteral("builtin")},
+                         {QStringLiteral("name"), builtin},
+                         {QStringLiteral("batch_size"), batchSize}};
+        if (inference)
+            out.insert(QStringLiteral("inference"), true);
+        return out;
     }
     QJsonObject out {{QStringLiteral("kind"), QStringLiteral("command")},
                      {QStringLiteral("argv"), QJsonArray::fromStringList(argv)}};
@@ -199,6 +202,7 @@ Expected<WorkloadSpec> WorkloadSpec::fromJson(const QJsonObject &object)
     if (kind == QLatin1String("builtin")) {
         spec.builtin = object.value(QLatin1String("name")).toString();
         spec.batchSize = object.value(QLatin1String("batch_size")).toInt(16);
+        spec.inference = object.value(QLatin1String("inference")).toBool(false);
         if (spec.builtin.isEmpty())
             return missing<WorkloadSpec>(QStringLiteral("workload.name"), QStringLiteral("a name"));
         return spec;

@@ -78,6 +78,7 @@ struct WorkloadSpec
 {
     QString builtin;  // resnet18, mobilenet_v3; empty for a command
     int batchSize = 16;
+    bool inference = false;  // a built-in workload's inference minibatches of batchSize requests
     QStringList argv;
     QString workingDirectory;
 

@@ -8,6 +8,15 @@ With --inference it serves inference minibatches of B requests back to back (eac
 time of one inference minibatch, in ms) from the workload's inference profile; a workload without
 one is refused like an unknown workload (exit 2).
 
+  sim_workload.py --state DIR [--speed 50] [--seed N] --name TRAIN --batch-size B
+                  --infer-name INFER --infer-batch-size BI --serve
+
+With --serve it takes orders on stdin, one a line, for the agent's run_concurrent: `train` runs
+one training minibatch of TRAIN, `infer` one inference minibatch of BI requests of INFER (each
+answered with its PTWB_MINIBATCH line once done), `idle` announces that nothing runs; it exits
+when stdin closes. DIR/load.json follows what runs, so the simulated power follows the time
+slicing. The first minibatch of each kind is the slow warm-up.
+
 The agent of the simulated Jetson runs it for built-in workloads (--workload-runner). It reads the
 clocks and online cores from the fake tree in DIR/root before every minibatch, takes the minibatch
 time from the performance model (perfmodel.py, profiles.json), adds noise (a per-run factor and
@@ -45,6 +54,11 @@ def parse_args(argv):
     ap.add_argument("--minibatches", type=int, default=40)
     ap.add_argument("--inference", action="store_true",
                     help="inference minibatches of --batch-size requests (the inference profile)")
+    ap.add_argument("--serve", action="store_true",
+                    help="one minibatch per order on stdin (train, infer, idle)")
+    ap.add_argument("--infer-name", default=None, help="with --serve: the inference workload")
+    ap.add_argument("--infer-batch-size", type=int, default=16,
+                    help="with --serve: requests per inference minibatch")
     return ap.parse_args(argv)
 
 
@@ -83,9 +97,16 @@ def main(argv=None):
         sys.stderr.write("sim_workload: workload %r has no inference profile; with one: %s\n"
                          % (args.name, ", ".join(model.inference_workloads())))
         return 2
-    if args.batch_size < 1 or args.minibatches < 1 or not args.speed > 0:
+    if args.serve and (args.infer_name is None or not model.has_inference(args.infer_name)):
+        sys.stderr.write("sim_workload: --serve needs --infer-name with an inference profile "
+                         "(%s)\n" % ", ".join(model.inference_workloads()))
+        return 2
+    if args.batch_size < 1 or args.minibatches < 1 or not args.speed > 0 \
+            or args.infer_batch_size < 1:
         sys.stderr.write("sim_workload: --batch-size, --minibatches and --speed must be positive\n")
         return 2
+    if args.serve:
+        return serve(args, state, device, model)
     root = os.path.join(state, "root")
     mode = simkernel.read_mode(root, device)
     run = next_run_number(state)
@@ -132,6 +153,78 @@ def main(argv=None):
     finally:
         cleanup()
     return 0
+
+
+def serve(args, state, device, model):
+    """--serve: a training and an inference workload in one process, one minibatch per order."""
+    root = os.path.join(state, "root")
+    mode = simkernel.read_mode(root, device)
+    run = next_run_number(state)
+    key = "%d/%s/%d/%s/%d/serve/%s/%d" % (args.seed, args.name, args.batch_size, mode, run,
+                                          args.infer_name, args.infer_batch_size)
+    rng = random.Random(key)
+    kinds = {
+        "train": {"factor": 1.0 + rng.gauss(0.0, RUN_NOISE), "first": True,
+                  "load": {"pid": os.getpid(), "name": args.name,
+                           "batch_size": args.batch_size},
+                  "ms": lambda m: model.time_ms(args.name, m, args.batch_size)},
+        "infer": {"factor": 1.0 + rng.gauss(0.0, RUN_NOISE), "first": True,
+                  "load": {"pid": os.getpid(), "name": args.infer_name,
+                           "batch_size": args.infer_batch_size, "kind": "inference"},
+                  "ms": lambda m: model.inference_time_ms(args.infer_name, m,
+                                                          args.infer_batch_size)},
+    }
+    load_path = os.path.join(state, "load.json")
+    announced = [None]
+
+    def announce(what):
+        if announced[0] == what:
+            return
+        announced[0] = what
+        if what == "idle":
+            cleanup_load(load_path)
+        else:
+            simkernel.atomic_write(load_path, json.dumps(kinds[what]["load"]) + "\n")
+
+    def on_term(signum, frame):
+        cleanup_load(load_path)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    try:
+        for line in sys.stdin:
+            what = line.strip()
+            if what == "idle":
+                announce("idle")
+                continue
+            k = kinds.get(what)
+            if k is None:
+                continue
+            announce(what)
+            ms = k["ms"](simkernel.read_mode(root, device)) * k["factor"]
+            ms *= max(0.5, 1.0 + rng.gauss(0.0, MINIBATCH_NOISE))
+            if k["first"]:
+                k["first"] = False
+                ms *= rng.uniform(*WARMUP)
+            time.sleep(ms / 1000.0 / args.speed)
+            sys.stdout.write("PTWB_MINIBATCH %.3f\n" % ms)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return 1
+    finally:
+        cleanup_load(load_path)
+    return 0
+
+
+def cleanup_load(load_path):
+    """Removes DIR/load.json when this process wrote it."""
+    try:
+        with open(load_path, "r", encoding="utf-8") as f:
+            if json.load(f).get("pid") == os.getpid():
+                os.remove(load_path)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
