@@ -1,0 +1,56 @@
+#include "concurrentpairs.h"
+
+namespace ptwb::ui {
+
+ConcurrentPicture pictureOf(const ConcurrentSpace &space, const ConcurrentProblem &problem,
+                            double sigmas)
+{
+    ConcurrentPicture picture;
+    const int pairs = space.pairCount();
+    picture.infeasiblePredicted.reserve(pairs);
+    for (int pair = 0; pair < pairs; ++pair) {
+        const ConcurrentOutcome o = space.assessPair(problem, pair, sigmas);
+        picture.keepUp += o.keepsUp ? 1 : 0;
+        picture.meetLatency += o.meetsLatency ? 1 : 0;
+        picture.meetPower += o.meetsPower ? 1 : 0;
+        const bool measured = space.isMeasured(pair);
+        QVector<ChartPoint> &layer = o.feasible()
+            ? (measured ? picture.feasibleMeasured : picture.feasiblePredicted)
+            : (measured ? picture.infeasibleMeasured : picture.infeasiblePredicted);
+        layer.append({pair, o.powerW, o.throughput});
+    }
+    picture.pick = space.choose(problem, sigmas);
+    return picture;
+}
+
+QByteArray pairsCsv(const ConcurrentSpace &space, const ConcurrentProblem &problem, double sigmas)
+{
+    QByteArray out("cores,cpu,gpu,mem,mode,bs,minibatches_per_cycle,throughput,latency_s,"
+                   "power_w,keeps_up,meets_latency,meets_power,feasible,source\n");
+    const ConcurrentData &data = space.data();
+    const auto yes = [](bool b) { return b ? QByteArrayLiteral("1") : QByteArrayLiteral("0"); };
+    for (int pair = 0; pair < space.pairCount(); ++pair) {
+        const PowerMode &m = data.modes[data.modeOf(pair)];
+        const ConcurrentOutcome o = space.assessPair(problem, pair, sigmas);
+        out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,")
+                   .arg(m.cores)
+                   .arg(m.cpuKHz)
+                   .arg(m.gpuHz)
+                   .arg(m.emcHz)
+                   .arg(m.toShort())
+                   .arg(data.batchOf(pair))
+                   .arg(o.minibatchesPerCycle)
+                   .arg(o.throughput, 0, 'g', 8)
+                   .arg(o.latencyS, 0, 'g', 8)
+                   .arg(o.powerW, 0, 'g', 8)
+                   .toUtf8();
+        out += yes(o.keepsUp) + ',' + yes(o.meetsLatency) + ',' + yes(o.meetsPower) + ',' +
+            yes(o.feasible()) + ',' +
+            (space.isMeasured(pair) ? QByteArrayLiteral("measured")
+                                    : QByteArrayLiteral("predicted")) +
+            '\n';
+    }
+    return out;
+}
+
+}  // namespace ptwb::ui
