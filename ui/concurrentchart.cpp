@@ -36,10 +36,10 @@ struct Colors
 Colors colorsFor(bool dark)
 {
     if (dark)
-        return {QColor(0x4d, 0xab, 0xf7), QColor(0x4d, 0xab, 0xf7, 110), QColor(150, 150, 150),
-                QColor(150, 150, 150, 60), QColor(0xfc, 0xc4, 0x19)};
-    return {QColor(0x1c, 0x6c, 0xd4), QColor(0x1c, 0x6c, 0xd4, 90), QColor(128, 128, 128),
-            QColor(140, 140, 140, 55), QColor(0xc2, 0x25, 0x5c)};
+        return {QColor(0x4d, 0xab, 0xf7), QColor(0x4d, 0xab, 0xf7, 130), QColor(120, 120, 120),
+                QColor(120, 120, 120, 70), QColor(0xfc, 0xc4, 0x19)};
+    return {QColor(0x1c, 0x6c, 0xd4), QColor(0x1c, 0x6c, 0xd4, 120), QColor(178, 178, 178),
+            QColor(178, 178, 178, 80), QColor(0xc2, 0x25, 0x5c)};
 }
 
 }  // namespace
