@@ -114,12 +114,13 @@ void ConcurrentChart::setPicture(const ConcurrentPicture &picture, double powerB
     m_pick = picture.pick.pair;
     m_powerBudget = powerBudgetW;
     updateAxes();
-    const ChartPoint *p = findPair(m_pick);
-    m_overlay->setSelection(p != nullptr, p ? QPointF(p->powerW, p->time) : QPointF());
+    // Where the pick is drawn, from its outcome: looking it up would index every layer.
+    const ConcurrentOutcome &o = picture.pick.outcome;
+    m_overlay->setSelection(m_pick >= 0, QPointF(o.powerW, o.throughput));
     m_overlay->setBudgets(m_powerBudget, qQNaN(), tr("%1 W budget").arg(m_powerBudget, 0, 'f', 1),
                           QString());
     if (m_hovered >= 0)
-        setHovered(-1, QPoint());
+        setHovered(nullptr, QPoint());
 }
 
 void ConcurrentChart::clear()
@@ -186,15 +187,21 @@ void ConcurrentChart::updateMapping()
     m_overlay->setMapping(m);
 }
 
-int ConcurrentChart::pairAt(const QPoint &viewPos) const
+const ChartPoint *ConcurrentChart::pointAt(const QPoint &viewPos) const
 {
     const QPointF pos = m_chart->mapFromScene(mapToScene(viewPos));
     for (const PointCloudItem *item : m_layers) {
         const int i = item->nearest(pos, kPickRadius);
         if (i >= 0)
-            return item->points()[i].mode;
+            return &item->points()[i];
     }
-    return -1;
+    return nullptr;
+}
+
+int ConcurrentChart::pairAt(const QPoint &viewPos) const
+{
+    const ChartPoint *p = pointAt(viewPos);
+    return p ? p->mode : -1;
 }
 
 QPoint ConcurrentChart::viewPosOf(int pair) const
@@ -213,14 +220,14 @@ QPoint ConcurrentChart::viewPosOf(int pair) const
     return mapFromScene(m_chart->mapToScene(m.toScene(p->powerW, p->time)));
 }
 
-void ConcurrentChart::setHovered(int pair, const QPoint &viewPos)
+void ConcurrentChart::setHovered(const ChartPoint *point, const QPoint &viewPos)
 {
+    const int pair = point ? point->mode : -1;
     if (pair == m_hovered)
         return;
     m_hovered = pair;
-    const ChartPoint *p = findPair(pair);
-    m_overlay->setHover(p != nullptr, p ? QPointF(p->powerW, p->time) : QPointF());
-    if (p && m_tooltip)
+    m_overlay->setHover(point != nullptr, point ? QPointF(point->powerW, point->time) : QPointF());
+    if (point && m_tooltip)
         QToolTip::showText(viewport()->mapToGlobal(viewPos), m_tooltip(pair), viewport());
     else
         QToolTip::hideText();
@@ -228,14 +235,15 @@ void ConcurrentChart::setHovered(int pair, const QPoint &viewPos)
 
 void ConcurrentChart::mouseMoveEvent(QMouseEvent *event)
 {
-    setHovered(pairAt(event->position().toPoint()), event->position().toPoint());
+    const QPoint pos = event->position().toPoint();
+    setHovered(pointAt(pos), pos);
     QChartView::mouseMoveEvent(event);
 }
 
 bool ConcurrentChart::viewportEvent(QEvent *event)
 {
     if (event->type() == QEvent::Leave) {
-        setHovered(-1, QPoint());
+        setHovered(nullptr, QPoint());
     } else if (event->type() == QEvent::ToolTip) {
         // A hovered pair shows its own tooltip; elsewhere, what the chart shows.
         const auto *help = static_cast<QHelpEvent *>(event);

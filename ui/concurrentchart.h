@@ -57,7 +57,8 @@ private:
     void applyTheme();
     void updateMapping();
     void updateAxes();
-    void setHovered(int pair, const QPoint &viewPos);
+    void setHovered(const ChartPoint *point, const QPoint &viewPos);
+    const ChartPoint *pointAt(const QPoint &viewPos) const;
     const ChartPoint *findPair(int pair) const;
     PointCloudItem *layer(Layer layer) const { return m_layers[size_t(layer)]; }
 

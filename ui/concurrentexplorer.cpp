@@ -310,6 +310,7 @@ void ConcurrentExplorer::showNoSpace(const QString &title, const QString &text)
 void ConcurrentExplorer::setSpace(std::shared_ptr<const ConcurrentSpace> space)
 {
     m_space = std::move(space);
+    m_byPower.clear();
     if (!m_space || m_space->pairCount() == 0) {
         showNoSpace(tr("No pairs"), tr("These workloads share no power mode."));
         return;
@@ -340,7 +341,11 @@ void ConcurrentExplorer::evaluate()
     clock.start();
     const ConcurrentProblem problem = m_controls->problem();
     const double sigmas = m_controls->sigmas();
-    const ConcurrentPicture picture = pictureOf(*m_space, problem, sigmas);
+    if (sigmas != m_byPowerSigmas || m_byPower.size() != m_space->pairCount()) {
+        m_byPower = pairsByPower(*m_space, sigmas);
+        m_byPowerSigmas = sigmas;
+    }
+    const ConcurrentPicture picture = pictureOf(*m_space, problem, sigmas, m_byPower);
     m_chart->setPicture(picture, problem.powerBudgetW);
     if (picture.pick.pair >= 0)
         m_card->showPick(*m_space, problem, sigmas, picture.pick);

@@ -100,6 +100,8 @@ private:
     QString m_kind = QStringLiteral("orin-agx");
     Lists m_lists;
     std::shared_ptr<const ConcurrentSpace> m_space;
+    QVector<int> m_byPower;  // the pairs in order of power at m_byPowerSigmas
+    double m_byPowerSigmas = -1;
     bool m_active = false;
     bool m_stale = true;
     double m_lastEvaluationMs = 0;

@@ -1,14 +1,19 @@
 #include "concurrentpairs.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace ptwb::ui {
 
 ConcurrentPicture pictureOf(const ConcurrentSpace &space, const ConcurrentProblem &problem,
-                            double sigmas)
+                            double sigmas, const QVector<int> &byPower)
 {
     ConcurrentPicture picture;
     const int pairs = space.pairCount();
+    const bool ordered = byPower.size() == pairs;
     picture.infeasiblePredicted.reserve(pairs);
-    for (int pair = 0; pair < pairs; ++pair) {
+    for (int i = 0; i < pairs; ++i) {
+        const int pair = ordered ? byPower[i] : i;
         const ConcurrentOutcome o = space.assessPair(problem, pair, sigmas);
         picture.keepUp += o.keepsUp ? 1 : 0;
         picture.meetLatency += o.meetsLatency ? 1 : 0;
@@ -21,6 +26,22 @@ ConcurrentPicture pictureOf(const ConcurrentSpace &space, const ConcurrentProble
     }
     picture.pick = space.choose(problem, sigmas);
     return picture;
+}
+
+QVector<int> pairsByPower(const ConcurrentSpace &space, double sigmas)
+{
+    const int pairs = space.pairCount();
+    QVector<double> power(pairs);
+    QVector<int> order(pairs);
+    for (int pair = 0; pair < pairs; ++pair) {
+        const PairCost cost = space.cost(pair, sigmas);
+        const double p = std::max(cost.trainPowerW, cost.inferPowerW);
+        power[pair] = std::isfinite(p) ? p : qInf();  // unknown ones last
+        order[pair] = pair;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&power](int a, int b) { return power[a] < power[b]; });
+    return order;
 }
 
 QByteArray pairsCsv(const ConcurrentSpace &space, const ConcurrentProblem &problem, double sigmas)

@@ -30,8 +30,14 @@ struct ConcurrentPicture
     }
 };
 
+// `byPower` (pairsByPower's, for the same sigmas) visits the pairs in order of power, so each
+// layer comes out in the order the chart keeps its points in and it need not sort them again;
+// empty: in the space's order.
 ConcurrentPicture pictureOf(const ConcurrentSpace &space, const ConcurrentProblem &problem,
-                            double sigmas);
+                            double sigmas, const QVector<int> &byPower = {});
+
+// The pairs in order of power (as judged with `sigmas`), which no budget changes.
+QVector<int> pairsByPower(const ConcurrentSpace &space, double sigmas);
 
 // Every pair as CSV, one row each: the mode, the batch, the outcome against the problem (as the
 // chart shows it) and whether it was measured or predicted.
