@@ -1,6 +1,8 @@
 #include "explorepanel.h"
 
 #include "budgetcontrols.h"
+#include "concurrentcard.h"
+#include "concurrentexplorer.h"
 #include "devicesearchbar.h"
 #include "recommendationcard.h"
 #include "store/store.h"
@@ -8,6 +10,7 @@
 #include "viewactions.h"
 
 #include <QAction>
+#include <QButtonGroup>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -15,6 +18,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -46,6 +50,9 @@ QString settingsKey(const QString &kind, const QString &what)
 ExplorePanel::ExplorePanel(QWidget *parent)
     : QWidget(parent)
     , m_tasks(new BackgroundTasks(this))
+    , m_modes(new QButtonGroup(this))
+    , m_stack(new QStackedWidget(this))
+    , m_concurrent(new ConcurrentExplorer(this))
     , m_workloads(new QComboBox(this))
     , m_source(new QLabel(this))
     , m_chart(new TradeoffChart(this))
@@ -88,10 +95,45 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     splitter->setChildrenCollapsible(false);
     splitter->setSizes({880, 400});
 
+    auto *training = new QWidget(this);
+    auto *trainingLayout = new QVBoxLayout(training);
+    trainingLayout->setContentsMargins(0, 0, 0, 0);
+    trainingLayout->addLayout(top);
+    trainingLayout->addWidget(m_search);
+    trainingLayout->addWidget(splitter, 1);
+    m_stack->addWidget(training);
+    m_stack->addWidget(m_concurrent);
+
+    // Training only, or training while serving inference: two buttons that read as one switch.
+    auto *modeRow = new QHBoxLayout;
+    modeRow->setSpacing(0);
+    const QString modeTip = tr("Switch between training alone and training while serving "
+                               "inference requests (Ctrl+M)");
+    const std::pair<Mode, QString> modes[] = {
+        {Mode::Training, tr("Training only")},
+        {Mode::Concurrent, tr("Training + inference")},
+    };
+    for (const auto &[mode, text] : modes) {
+        auto *button = new QPushButton(text, this);
+        button->setCheckable(true);
+        button->setToolTip(modeTip);
+        button->setObjectName(mode == Mode::Training ? QStringLiteral("exploreTrainingMode")
+                                                     : QStringLiteral("exploreConcurrentMode"));
+        m_modes->addButton(button, int(mode));
+        modeRow->addWidget(button);
+    }
+    modeRow->addStretch();
+    auto *toggle = new QAction(tr("Switch Explore mode"), this);
+    toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    toggle->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(toggle);
+    connect(toggle, &QAction::triggered, this,
+            [this] { setMode(mode() == Mode::Training ? Mode::Concurrent : Mode::Training); });
+    connect(m_modes, &QButtonGroup::idClicked, this, [this](int id) { setMode(Mode(id)); });
+
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(m_search);
-    layout->addWidget(splitter, 1);
+    layout->addLayout(modeRow);
+    layout->addWidget(m_stack, 1);
 
     m_find->setObjectName(QStringLiteral("findOnDeviceButton"));
     addViewAction(this, new QAction(tr("Find on device…"), this), m_find,
@@ -107,7 +149,14 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     connect(m_search, &DeviceSearchBar::runningChanged, this,
             &ExplorePanel::updateApplyAvailability);
 
-    connect(m_tasks, &BackgroundTasks::busyChanged, this, &ExplorePanel::busyChanged);
+    const auto busy = [this] {
+        Q_EMIT busyChanged(m_tasks->runningCount() > 0 || m_concurrent->isLoading());
+    };
+    connect(m_tasks, &BackgroundTasks::busyChanged, this, busy);
+    connect(m_concurrent, &ConcurrentExplorer::busyChanged, this, busy);
+    connect(m_concurrent, &ConcurrentExplorer::failed, this, &ExplorePanel::failed);
+    connect(m_concurrent, &ConcurrentExplorer::loaded, this,
+            &ExplorePanel::updateApplyAvailability);
     m_chart->setTooltipProvider([this](int index) { return tooltipFor(index); });
     connect(reset, &QPushButton::clicked, m_chart, &TradeoffChart::resetZoom);
     connect(m_chart, &TradeoffChart::modeClicked, this, &ExplorePanel::selectMode);
@@ -117,25 +166,61 @@ ExplorePanel::ExplorePanel(QWidget *parent)
         QSettings().setValue(settingsKey(m_kind, QStringLiteral("workload")), currentWorkload());
         loadSpace(currentWorkload());
     });
-    connect(m_card, &RecommendationCard::applyRequested, this, &ExplorePanel::askToApply);
-    connect(m_card, &RecommendationCard::cancelApplyRequested, this, [this] {
+    connect(m_card, &RecommendationCard::applyRequested, this, [this](int index) {
+        if (m_space && index >= 0 && index < m_space->size())
+            askToApply(m_space->mode(index), false);
+    });
+    connect(m_concurrent->card(), &ConcurrentCard::applyRequested, this,
+            [this](const PowerMode &mode) { askToApply(mode, true); });
+    const auto cancelApply = [this] {
         if (m_applier)
             m_applier->cancel();
-    });
-    connect(m_card, &RecommendationCard::keepNowRequested, this, [this] {
+    };
+    const auto keepNow = [this] {
         if (m_applier)
             m_applier->confirmNow();
-    });
+    };
+    connect(m_card, &RecommendationCard::cancelApplyRequested, this, cancelApply);
+    connect(m_card, &RecommendationCard::keepNowRequested, this, keepNow);
+    connect(m_concurrent->card(), &ConcurrentCard::cancelApplyRequested, this, cancelApply);
+    connect(m_concurrent->card(), &ConcurrentCard::keepNowRequested, this, keepNow);
     updateApplyAvailability();
+    setMode(QSettings().value(QStringLiteral("explore/mode")).toString() ==
+                    QLatin1String("concurrent")
+                ? Mode::Concurrent
+                : Mode::Training);
 }
 
 ExplorePanel::~ExplorePanel() = default;
+
+void ExplorePanel::setMode(Mode mode)
+{
+    m_modes->button(int(mode))->setChecked(true);
+    m_stack->setCurrentIndex(mode == Mode::Concurrent ? 1 : 0);
+    m_concurrent->setActive(mode == Mode::Concurrent);
+    QSettings().setValue(QStringLiteral("explore/mode"),
+                         mode == Mode::Concurrent ? QStringLiteral("concurrent")
+                                                  : QStringLiteral("training"));
+}
+
+ExplorePanel::Mode ExplorePanel::mode() const
+{
+    return m_stack->currentIndex() == 1 ? Mode::Concurrent : Mode::Training;
+}
+
+bool ExplorePanel::exportChart(const QString &path, QString *error)
+{
+    return mode() == Mode::Concurrent ? m_concurrent->exportChart(path, error)
+                                      : m_chart->exportTo(path, error);
+}
 
 void ExplorePanel::setDatabasePath(const QString &path)
 {
     m_dbPath = path;
     m_search->setDatabasePath(path);
-    reload();
+    m_concurrent->setDatabasePath(path);
+    if (!m_dbPath.isEmpty())
+        loadWorkloads();
 }
 
 void ExplorePanel::setDeviceKind(const QString &kind)
@@ -143,7 +228,9 @@ void ExplorePanel::setDeviceKind(const QString &kind)
     if (kind.isEmpty() || kind == m_kind)
         return;
     m_kind = kind;
-    reload();
+    m_concurrent->setDeviceKind(kind);
+    if (!m_dbPath.isEmpty())
+        loadWorkloads();
 }
 
 QString ExplorePanel::currentWorkload() const
@@ -155,6 +242,7 @@ void ExplorePanel::reload()
 {
     if (!m_dbPath.isEmpty())
         loadWorkloads();
+    m_concurrent->reload();
 }
 
 void ExplorePanel::showWorkload(const QString &workload)
@@ -438,6 +526,21 @@ void ExplorePanel::updateApplyAvailability()
                "by itself unless the change is confirmed.")
                 .arg(m_applyDevice.name));
     }
+    const ConcurrentSpace *pairs = m_concurrent->space();
+    if (!m_applyDevice.isValid()) {
+        m_concurrent->card()->setApplyAvailable(false, tr("Connect to a device first (Devices)"));
+    } else if (pairs && pairs->training().deviceKind() != m_applyDevice.kind) {
+        m_concurrent->card()->setApplyAvailable(
+            false,
+            tr("These modes are for %1; the device is a %2")
+                .arg(pairs->training().deviceKind(), m_applyDevice.kind));
+    } else {
+        m_concurrent->card()->setApplyAvailable(
+            true,
+            tr("Apply the pick's power mode to %1 (Ctrl+Shift+A). It goes back to its "
+               "current mode by itself unless the change is confirmed.")
+                .arg(m_applyDevice.name));
+    }
 }
 
 void ExplorePanel::askToFind()
@@ -467,11 +570,10 @@ void ExplorePanel::showFound(const PowerMode &mode, const QString &summary)
     loadSpace(currentWorkload());  // with the last measurement; setSpace selects the mode
 }
 
-void ExplorePanel::askToApply(int index)
+void ExplorePanel::askToApply(const PowerMode &mode, bool concurrent)
 {
-    if (!m_space || m_applier || m_confirm)
+    if (m_applier || m_confirm)
         return;
-    const PowerMode &mode = m_space->mode(index);
     m_confirm = new QMessageBox(
         QMessageBox::Question, tr("Apply a power mode"),
         tr("Apply %1 (%2) to %3?\n\nThe device goes back to its current mode by itself unless "
@@ -485,10 +587,12 @@ void ExplorePanel::askToApply(int index)
     // open(), not exec(): the window keeps rendering and nothing nests an event loop.
     // The mode, not the index: the view may reload (a model saved, a sweep done) while the box
     // is open, and the same index would then name another mode.
-    connect(m_confirm, &QMessageBox::finished, this, [this, mode](int result) {
+    connect(m_confirm, &QMessageBox::finished, this, [this, mode, concurrent](int result) {
         m_confirm = nullptr;
-        if (result == QMessageBox::Yes)
+        if (result == QMessageBox::Yes) {
+            m_applyingConcurrent = concurrent;
             startApply(mode);
+        }
     });
     m_confirm->open();
 }
@@ -499,17 +603,34 @@ void ExplorePanel::startApply(const PowerMode &mode)
     connect(m_applier.get(), &ModeApplier::phaseChanged, this,
             [this](ModeApplier::Phase phase, const QString &text) {
                 if (phase != ModeApplier::Phase::Done)
-                    m_card->showApplyProgress(text, phase == ModeApplier::Phase::CountingDown);
+                    showApplyProgress(text, phase == ModeApplier::Phase::CountingDown);
             });
     connect(m_applier.get(), &ModeApplier::finished, this,
             [this](bool kept, const QString &message) {
-                m_card->showApplyResult(kept, message);
+                showApplyResult(kept, message);
                 Q_EMIT statusMessage(message);
                 Q_EMIT applyFinished(kept, message);
                 // Not deleted inside its own signal.
                 m_applier.release()->deleteLater();
             });
     m_applier->start(mode);
+}
+
+// The card that asked shows the apply.
+void ExplorePanel::showApplyProgress(const QString &text, bool counting)
+{
+    if (m_applyingConcurrent)
+        m_concurrent->card()->showApplyProgress(text, counting);
+    else
+        m_card->showApplyProgress(text, counting);
+}
+
+void ExplorePanel::showApplyResult(bool kept, const QString &text)
+{
+    if (m_applyingConcurrent)
+        m_concurrent->card()->showApplyResult(kept, text);
+    else
+        m_card->showApplyResult(kept, text);
 }
 
 }  // namespace ptwb::ui

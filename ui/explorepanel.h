@@ -10,14 +10,17 @@
 #include <memory>
 #include <optional>
 
+class QButtonGroup;
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QMessageBox;
+class QStackedWidget;
 
 namespace ptwb::ui {
 
 class BudgetControls;
+class ConcurrentExplorer;
 class DeviceSearchBar;
 class RecommendationCard;
 class TradeoffChart;
@@ -26,11 +29,15 @@ struct TimeUnit;
 // The main view: every mode of the device in power vs time (predicted cloud, profiled points,
 // observed and predicted fronts), the budget sliders, the recommendation card and Apply. The
 // store and the model are read on a worker; the sliders only run core's O(log n) query.
+// A second mode (Ctrl+M) trains while serving inference: ConcurrentExplorer, whose pick Apply
+// sends to the device the same way.
 class ExplorePanel : public QWidget
 {
     Q_OBJECT
 
 public:
+    enum class Mode { Training, Concurrent };
+
     explicit ExplorePanel(QWidget *parent = nullptr);
     ~ExplorePanel() override;
 
@@ -47,6 +54,12 @@ public:
     QString currentWorkload() const;
     bool isLoading() const { return m_tasks->isRunning(QStringLiteral("load")); }
     bool isApplying() const { return m_applier != nullptr; }
+
+    void setMode(Mode mode);
+    Mode mode() const;
+    ConcurrentExplorer *concurrent() const { return m_concurrent; }
+    // The chart of the mode on screen, as PNG or SVG.
+    bool exportChart(const QString &path, QString *error);
 
     TradeoffChart *chart() const { return m_chart; }
     BudgetControls *budgets() const { return m_budgets; }
@@ -84,8 +97,10 @@ private:
     void recommend();
     void updateTimeUnit();
     void updateApplyAvailability();
-    void askToApply(int index);
+    void askToApply(const PowerMode &mode, bool concurrent);
     void startApply(const PowerMode &mode);
+    void showApplyProgress(const QString &text, bool counting);
+    void showApplyResult(bool kept, const QString &text);
     // Find on device: the search for the power budget on the sliders (DeviceSearchBar).
     void askToFind();
     void showFound(const PowerMode &mode, const QString &summary);
@@ -93,6 +108,9 @@ private:
     QString tooltipFor(int index) const;
 
     BackgroundTasks *m_tasks;
+    QButtonGroup *m_modes;
+    QStackedWidget *m_stack;
+    ConcurrentExplorer *m_concurrent;
     QComboBox *m_workloads;
     QLabel *m_source;
     TradeoffChart *m_chart;
@@ -110,6 +128,7 @@ private:
     workflows::DeviceEndpoint m_applyDevice;
     ModeApplier::Options m_applyOptions;
     std::unique_ptr<ModeApplier> m_applier;
+    bool m_applyingConcurrent = false;  // which card shows the apply in progress
     QMessageBox *m_confirm = nullptr;
 };
 

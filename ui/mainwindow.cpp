@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "comparepanel.h"
+#include "concurrentexplorer.h"
 #include "deviceclient.h"
 #include "deviceconnection.h"
 #include "devicespanel.h"
@@ -428,7 +429,7 @@ void MainWindow::exportChart()
     QString error;
     bool ok = false;
     if (m_tabs->currentWidget() == m_explore)
-        ok = m_explore->chart()->exportTo(path, &error);
+        ok = m_explore->exportChart(path, &error);
     else if (m_tabs->currentWidget() == m_compare)
         ok = m_compare->exportCharts(path, &error);
     else
@@ -441,8 +442,11 @@ void MainWindow::exportChart()
 
 void MainWindow::exportTable()
 {
+    // Explore's concurrent mode has no table on screen but every pair behind its chart.
+    const bool pairs = m_tabs->currentWidget() == m_explore &&
+        m_explore->mode() == ExplorePanel::Mode::Concurrent && m_explore->concurrent()->space();
     QAbstractItemView *table = ViewExport::visibleTable(m_tabs->currentWidget());
-    if (!table) {
+    if (!table && !pairs) {
         statusBar()->showMessage(tr("This view shows no table to export"), 10000);
         return;
     }
@@ -456,7 +460,9 @@ void MainWindow::exportTable()
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    if (!ViewExport::writeFile(path, ViewExport::tableCsv(*table->model()), &error))
+    const QByteArray csv =
+        pairs ? m_explore->concurrent()->pairsCsv() : ViewExport::tableCsv(*table->model());
+    if (!ViewExport::writeFile(path, csv, &error))
         showError(error);
     else
         statusBar()->showMessage(tr("Saved %1").arg(path), 10000);

@@ -52,7 +52,7 @@ void PointCloudItem::setPoints(const QVector<ChartPoint> &points)
     m_points.clear();
     m_points.reserve(points.size());
     m_indexOfMode.clear();
-    m_indexOfMode.reserve(points.size());
+    m_indexBuilt = false;
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     for (const ChartPoint &p : points) {
         if (!usable(p))
@@ -65,19 +65,30 @@ void PointCloudItem::setPoints(const QVector<ChartPoint> &points)
         x1 = std::max(x1, p.powerW);
         y0 = std::min(y0, p.time);
         y1 = std::max(y1, p.time);
-        m_indexOfMode.insert(p.mode, m_points.size());
         m_points.append(p);
     }
     m_bounds = m_points.isEmpty() ? QRectF() : QRectF(QPointF(x0, y0), QPointF(x1, y1));
     m_byX.resize(m_points.size());
     for (int i = 0; i < m_byX.size(); ++i)
         m_byX[i] = i;
-    std::sort(m_byX.begin(), m_byX.end(),
-              [this](int a, int b) { return m_points[a].powerW < m_points[b].powerW; });
+    const auto byPower = [this](int a, int b) { return m_points[a].powerW < m_points[b].powerW; };
+    if (!std::is_sorted(m_byX.begin(), m_byX.end(), byPower))
+        std::sort(m_byX.begin(), m_byX.end(), byPower);
     m_sortedX.resize(m_byX.size());
     for (int i = 0; i < m_byX.size(); ++i)
         m_sortedX[i] = m_points[m_byX[i]].powerW;
     invalidate();
+}
+
+int PointCloudItem::indexOfMode(int mode) const
+{
+    if (!m_indexBuilt) {
+        m_indexOfMode.reserve(m_points.size());
+        for (int i = 0; i < m_points.size(); ++i)
+            m_indexOfMode.insert(m_points[i].mode, i);
+        m_indexBuilt = true;
+    }
+    return m_indexOfMode.value(mode, -1);
 }
 
 void PointCloudItem::setStyle(const MarkerStyle &style)

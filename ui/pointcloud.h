@@ -73,11 +73,13 @@ class PointCloudItem : public QGraphicsItem
 public:
     explicit PointCloudItem(QGraphicsItem *parent = nullptr);
 
-    // Points with a non-finite or negative coordinate are left out.
+    // Points with a non-finite or negative coordinate are left out. Points already in order of
+    // power are taken as they are (no sort).
     void setPoints(const QVector<ChartPoint> &points);
     const QVector<ChartPoint> &points() const { return m_points; }
-    // Position in points() of a mode, -1 if it is not there.
-    int indexOfMode(int mode) const { return m_indexOfMode.value(mode, -1); }
+    // Position in points() of a mode, -1 if it is not there. The index is built on the first
+    // call after setPoints: a layer replaced on every slider move need not pay for it.
+    int indexOfMode(int mode) const;
     // Bounds of the points as (minX, minY) - (maxX, maxY); null when empty.
     QRectF valueBounds() const { return m_bounds; }
 
@@ -99,7 +101,8 @@ private:
     QVector<ChartPoint> m_points;
     QVector<double> m_sortedX;  // power of m_byX[i], ascending
     QVector<int> m_byX;  // indices into m_points by power
-    QHash<int, int> m_indexOfMode;
+    mutable QHash<int, int> m_indexOfMode;
+    mutable bool m_indexBuilt = false;
     QRectF m_bounds;
     MarkerStyle m_style;
     PlotMapping m_mapping;

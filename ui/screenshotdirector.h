@@ -16,7 +16,9 @@ namespace ptwb::ui {
 // progress; for compare, an evaluation run), saves the window and quits. Gives up after a
 // deadline, saving what there is and exiting with 1. Two views exist only as screenshots for the
 // user guide: add-device (Devices with the Add device dialog filled in, drawn over the window)
-// and apply (Explore during a real apply's countdown on the simulated Jetson).
+// and apply (Explore during a real apply's countdown on the simulated Jetson); and
+// explore-concurrent, Explore's concurrent mode, which needs a store holding a training and an
+// inference workload (the simulated starter data has no inference yet).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
@@ -36,6 +38,7 @@ public:
 private:
     void onFirstRunDone();
     void stageExplore();
+    void stageExploreConcurrent();
     void stageSweep();
     void stageModels();
     void stageCompare();
