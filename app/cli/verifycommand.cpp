@@ -98,6 +98,14 @@ void VerifyConcurrentCommand::addOptions(QCommandLineParser &parser) const
          QStringLiteral("Device in the store whose measurements predict (default: the one the "
                         "training workload was measured on)."),
          QStringLiteral("NAME")},
+        {QStringLiteral("stored-train"),
+         QStringLiteral("The training workload's name in the store, for the prediction "
+                        "(default: --train)."),
+         QStringLiteral("W")},
+        {QStringLiteral("stored-infer"),
+         QStringLiteral("The inference workload's name in the store, for the prediction "
+                        "(default: --infer)."),
+         QStringLiteral("W")},
         {QStringLiteral("latency-budget"),
          QStringLiteral("Latency budget in seconds, to judge against."), QStringLiteral("S")},
         {QStringLiteral("power-budget"), QStringLiteral("Power budget in watts, to judge against."),
@@ -175,15 +183,20 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
         return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
     request.mode = *mode;
 
-    // Predictions from the store, when asked for (a database or a budget).
-    if (parser.isSet(QStringLiteral("db")) || parser.isSet(QStringLiteral("latency-budget")) ||
-        parser.isSet(QStringLiteral("power-budget"))) {
+    // Predictions from the store, when one is named: the device's built-in networks stand in
+    // for the stored workloads, whose names may differ (--stored-train, --stored-infer).
+    if (parser.isSet(QStringLiteral("db"))) {
         Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
         if (!store)
             return output.fail(store);
+        const auto stored = [&parser](const char *option, const QString &fallback) {
+            const QString name = parser.value(QLatin1String(option));
+            return name.isEmpty() ? fallback : name;
+        };
         const Expected<ConcurrentSpace> space =
             workflows::loadConcurrentSpace(**store, parser.value(QStringLiteral("device")),
-                                           request.trainWorkload, request.inferWorkload);
+                                           stored("stored-train", request.trainWorkload),
+                                           stored("stored-infer", request.inferWorkload));
         if (!space)
             return output.fail(space);
         const Expected<PairCost> cost = workflows::predictedCost(*space, *mode, request.inferBatch);

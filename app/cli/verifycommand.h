@@ -5,7 +5,8 @@
 namespace ptwb::cli {
 
 // ptwb verify-concurrent --target T --train W --infer W2 --arrival-rate 60 --batch 16 --mode M
-//   [--train-batch 16] [--duration S] [--keep] [--db DB [--device NAME]] [--latency-budget L]
+//   [--train-batch 16] [--duration S] [--keep] [--db DB [--device NAME] [--stored-train W]
+//   [--stored-infer W]] [--latency-budget L]
 //   [--power-budget P]
 class VerifyConcurrentCommand : public Command
 {
