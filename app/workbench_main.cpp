@@ -79,7 +79,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
         QStringLiteral("View to show: %1; with --screenshot also add-device (the Add device "
-                       "dialog) and apply (an apply's countdown).")
+                       "dialog), apply (an apply's countdown) and compare-concurrent (Compare's "
+                       "concurrent training + inference evaluation).")
             .arg(ptwb::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(

@@ -26,16 +26,16 @@ namespace ptwb::ui {
 
 namespace {
 
-const QStringList kColumns {QObject::tr("Strategy"),           QObject::tr("Problems"),
-                            QObject::tr("Shortfall median %"), QObject::tr("Exactly optimal %"),
-                            QObject::tr("Feasible found %"),   QObject::tr("Violations %"),
-                            QObject::tr("Pairs / problem"),    QObject::tr("Pairs / repeat"),
-                            QObject::tr("s / repeat")};
+const QStringList kColumns {
+    QObject::tr("Strategy"),          QObject::tr("Solvable"),         QObject::tr("Shortfall %"),
+    QObject::tr("Exactly optimal %"), QObject::tr("Feasible found %"), QObject::tr("Violations %"),
+    QObject::tr("Pairs / problem"),   QObject::tr("Pairs / repeat"),   QObject::tr("s / repeat")};
 
 const QStringList kColumnTips {
     {},
-    QObject::tr("Problems with a feasible optimum, over every repeat"),
-    QObject::tr("How far below the optimum's training throughput the answers are (median over "
+    QObject::tr("Problems with a feasible optimum, counted once per repeat: the problems the "
+                "other columns are about"),
+    QObject::tr("How far below the optimum's training throughput the answers are (the median over "
                 "those problems; no answer, or one over a budget, counts as 100 %)"),
     QObject::tr("Share of those problems answered with the optimum's throughput"),
     QObject::tr("Share of those problems given an answer that meets every budget"),
@@ -144,7 +144,7 @@ ConcurrentComparePanel::ConcurrentComparePanel(QWidget *parent)
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
-    splitter->setSizes({360, 1100});
+    splitter->setSizes({430, 1030});
     auto *empty = new QLabel(
         tr("<h3>No training and inference pair of this device yet</h3><p>The concurrent "
            "evaluation needs a training workload and an inference workload measured on the same "
@@ -191,6 +191,8 @@ void ConcurrentComparePanel::run()
     m_table->setRowCount(0);
     updateCharts();
     m_running = true;
+    m_runRepeats = options->repeats;
+    m_runProblems = int(options->grid.problems().size());
     m_job.begin(tr("Evaluating %1 on %2 + %3: %n problems, %4 repeats…", nullptr,
                    int(options->grid.problems().size()))
                     .arg(options->strategies.join(QStringLiteral(", ")),
@@ -240,8 +242,13 @@ void ConcurrentComparePanel::run()
                 endRun(tr("The evaluation failed: %1").arg(results.error()));
                 Q_EMIT failed(results.error());
             } else {
-                endRun(tr("%n strategies evaluated in %1.", nullptr, int(results->size()))
-                           .arg(durationText(m_job.elapsedSeconds())));
+                const int solvable = results->isEmpty() ? 0 : results->first().problems;
+                endRun(tr("%n strategies evaluated in %1: %2 of the %3 problems have a feasible "
+                          "answer (Solvable counts them once per repeat).",
+                          nullptr, int(results->size()))
+                           .arg(durationText(m_job.elapsedSeconds()))
+                           .arg(solvable / std::max(1, m_runRepeats))
+                           .arg(m_runProblems));
                 Q_EMIT finished();
             }
         });

@@ -97,6 +97,8 @@ private:
 
     JobProgress m_job;
     bool m_running = false;
+    int m_runRepeats = 1;  // of the run on show, for its summary
+    int m_runProblems = 0;
 };
 
 }  // namespace ptwb::ui

@@ -45,7 +45,7 @@ QString label(const WorkloadSummary &s)
 {
     if (!s.isInference())
         return QObject::tr("%1 (%2 modes)").arg(s.workload).arg(s.distinctModes);
-    return QObject::tr("%1 (%2 modes × %3 batch sizes)")
+    return QObject::tr("%1 (%2 modes × %3 batches)")
         .arg(s.workload)
         .arg(s.distinctModes)
         .arg(s.inferenceBatches.size());
@@ -136,11 +136,13 @@ ConcurrentCompareForm::ConcurrentCompareForm(QWidget *parent)
         item->setToolTip(describe(name));
     }
     m_strategies->setToolTip(tr("Strategies to compare"));
-    m_strategies->setMaximumHeight(m_strategies->sizeHintForRow(0) * 3 + 8);
     m_strategies->setFlow(QListView::LeftToRight);
     m_strategies->setWrapping(true);
     m_strategies->setResizeMode(QListView::Adjust);
     m_strategies->setSpacing(2);
+    // Three rows of four: every strategy in sight.
+    m_strategies->setFixedHeight((m_strategies->sizeHintForRow(0) + 4) * 3 +
+                                 2 * m_strategies->frameWidth() + 4);
     form->addRow(tr("Strate&gies"), m_strategies);
 
     m_samples->setRange(3, 1000);
