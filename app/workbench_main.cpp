@@ -79,8 +79,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
         QStringLiteral("View to show: %1; with --screenshot also add-device (the Add device "
-                       "dialog), apply (an apply's countdown) and explore-concurrent (Explore's "
-                       "concurrent mode, from a store with an inference workload).")
+                       "dialog), apply (an apply's countdown), explore-concurrent (Explore's "
+                       "concurrent mode, from a store with an inference workload) and "
+                       "compare-concurrent (Compare's concurrent training + inference "
+                       "evaluation).")
             .arg(ptwb::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(

@@ -470,19 +470,12 @@ void AccuracyStudyDialog::chooseChartsFile()
 {
     if (m_rows.isEmpty())
         return;
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export the charts"), QStringLiteral("accuracy.png"),
-                                     tr("PNG image (*.png);;SVG drawing (*.svg)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    const bool ok = exportCharts(path, &error);
-    m_status->setText(ok ? tr("Saved %1").arg(path) : error);
-    m_status->setVisible(true);
-    if (ok)
-        Q_EMIT exported(path);
-    else
-        Q_EMIT failed(error);
+    const auto saved =
+        ViewExport::chooseAndWriteCharts(m_charts, QStringLiteral("accuracy.png"), m_status);
+    if (saved && saved->ok())
+        Q_EMIT exported(saved->path);
+    else if (saved)
+        Q_EMIT failed(saved->error);
 }
 
 bool AccuracyStudyDialog::exportCharts(const QString &path, QString *error) const

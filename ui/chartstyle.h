@@ -34,6 +34,8 @@ inline const QColor violation {0xe6, 0x7e, 0x22};
 inline const QColor violationOne {0xc0, 0x39, 0x2b};
 inline const QColor pt {0x2c, 0xa0, 0x2c};  // PowerTrain transfer (the accuracy study)
 inline const QColor nn {0x94, 0x67, 0xbd};  // a network trained on the target alone
+inline const QColor feasible {0x2c, 0xa0, 0x2c};  // answers within every budget (concurrent)
+inline const QColor exact {0x1f, 0x77, 0xb4};  // answers as good as the optimum
 }  // namespace chartColors
 
 }  // namespace ptwb::ui

@@ -1,6 +1,7 @@
 #include "comparepanel.h"
 
 #include "chartstyle.h"
+#include "concurrentcompare.h"
 #include "jobprogress.h"
 #include "modelworkflow.h"
 #include "optimize/storedevaluation.h"
@@ -76,6 +77,8 @@ ComparePanel::ComparePanel(QWidget *parent)
     : QWidget(parent)
     , m_tasks(new BackgroundTasks(this))
     , m_stack(new QStackedWidget(this))
+    , m_problem(new QComboBox(this))
+    , m_concurrent(new ConcurrentComparePanel(this))
     , m_reference(new QComboBox(this))
     , m_target(new QComboBox(this))
     , m_budgetFrom(new QDoubleSpinBox(this))
@@ -240,8 +243,28 @@ ComparePanel::ComparePanel(QWidget *parent)
     empty->setWordWrap(true);
     m_stack->addWidget(empty);
     m_stack->addWidget(splitter);
+
+    // The problem compared: the training one above, or the concurrent one on a page of its own.
+    m_problem->addItem(tr("Training under a power budget"));
+    m_problem->addItem(tr("Concurrent training + inference"));
+    m_problem->setToolTip(tr("Training alone: the fastest mode within a power budget (`ptwb "
+                             "evaluate`). Concurrent: the mode and inference batch size that "
+                             "train the most while inference requests meet a latency budget and "
+                             "the device a power budget (`ptwb evaluate-concurrent`)"));
+    auto *problemLabel = new QLabel(tr("Pro&blem"), this);
+    problemLabel->setBuddy(m_problem);
+    auto *problemRow = new QHBoxLayout;
+    problemRow->addWidget(problemLabel);
+    problemRow->addWidget(m_problem);
+    problemRow->addStretch(1);
+    m_stack->addWidget(m_concurrent);
+    connect(m_problem, &QComboBox::currentIndexChanged, this, [this] {
+        showPage();
+        updateActions();
+    });
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_stack);
+    layout->addLayout(problemRow);
+    layout->addWidget(m_stack, 1);
 
     endRun(QString());
     updateCharts();
@@ -252,6 +275,7 @@ ComparePanel::~ComparePanel() = default;  // m_tasks cancels a running evaluatio
 void ComparePanel::setDatabasePath(const QString &path)
 {
     m_path = path;
+    m_concurrent->setDatabasePath(path);
     reload();
 }
 
@@ -265,7 +289,8 @@ void ComparePanel::reload()
 {
     if (m_path.isEmpty()) {  // nothing to list until there is a store
         m_tasks->drop(QStringLiteral("lists"));
-        m_stack->setCurrentIndex(0);
+        m_summaries.clear();
+        showPage();
         return;
     }
     m_tasks->run(
@@ -281,10 +306,14 @@ void ComparePanel::reload()
 void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
 {
     m_summaries.clear();
+    QVector<WorkloadSummary> ofKind;
     for (const WorkloadSummary &s : summaries) {
+        if (m_kind.isEmpty() || s.deviceKind == m_kind)
+            ofKind.append(s);
         if ((m_kind.isEmpty() || s.deviceKind == m_kind) && !s.isInference())
             m_summaries.append(s);
     }
+    m_concurrent->setWorkloads(ofKind);
     const QString reference = m_reference->currentText();
     const QString target = m_target->currentText();
     m_reference->clear();
@@ -301,7 +330,7 @@ void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
         m_reference->setCurrentText(reference);
     if (!target.isEmpty())
         m_target->setCurrentText(target);
-    m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
+    showPage();
     updateActions();
     Q_EMIT listsLoaded();
 }
@@ -336,6 +365,25 @@ void ComparePanel::setBudgets(double fromW, double toW, double stepW)
     m_budgetFrom->setValue(fromW);
     m_budgetTo->setValue(toW);
     m_budgetStep->setValue(stepW);
+}
+
+void ComparePanel::showPage()
+{
+    // Pages: what to do without measurements, the training evaluation, the concurrent one.
+    if (problem() == Problem::Concurrent)
+        m_stack->setCurrentWidget(m_concurrent);
+    else
+        m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
+}
+
+ComparePanel::Problem ComparePanel::problem() const
+{
+    return Problem(m_problem->currentIndex());
+}
+
+void ComparePanel::setProblem(Problem problem)
+{
+    m_problem->setCurrentIndex(int(problem));
 }
 
 void ComparePanel::setRepeats(int repeats)
@@ -529,12 +577,14 @@ void ComparePanel::endRun(const QString &message)
 
 void ComparePanel::updateActions()
 {
-    const bool canRun = !m_running && m_target->count() > 0;
+    // The concurrent page has its own actions under the same shortcuts.
+    const bool training = m_problem->currentIndex() == int(Problem::Training);
+    const bool canRun = training && !m_running && m_target->count() > 0;
     m_runAction->setEnabled(canRun);
     m_runButton->setEnabled(canRun);
-    m_cancelAction->setEnabled(m_running);
+    m_cancelAction->setEnabled(training && m_running);
     m_cancelButton->setEnabled(m_running);
-    m_exportAction->setEnabled(!m_results.isEmpty());
+    m_exportAction->setEnabled(training && !m_results.isEmpty());
     m_exportButton->setEnabled(!m_results.isEmpty());
     m_chartsButton->setEnabled(!m_results.isEmpty());
 }
@@ -576,23 +626,18 @@ void ComparePanel::chooseChartsFile()
 {
     if (m_results.isEmpty())
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the charts"),
-                                                      QStringLiteral("strategies.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    const bool ok = exportCharts(path, &error);
-    m_status->setText(ok ? tr("Saved %1").arg(path) : error);
-    m_status->setVisible(true);
-    if (ok)
-        Q_EMIT exported(path);
-    else
-        Q_EMIT failed(error);
+    const auto saved =
+        ViewExport::chooseAndWriteCharts(m_charts, QStringLiteral("strategies.png"), m_status);
+    if (saved && saved->ok())
+        Q_EMIT exported(saved->path);
+    else if (saved)
+        Q_EMIT failed(saved->error);
 }
 
 bool ComparePanel::exportCharts(const QString &path, QString *error) const
 {
+    if (problem() == Problem::Concurrent)
+        return m_concurrent->exportCharts(path, error);
     return ViewExport::writeImage(m_charts, path, error);
 }
 

@@ -20,6 +20,7 @@ class QTableWidget;
 
 namespace ptwb::ui {
 
+class ConcurrentComparePanel;
 class StrategyBarChart;
 class StrategyBoxChart;
 
@@ -27,12 +28,16 @@ class StrategyBoxChart;
 // (reference for pt and safe, target for the candidates) over a range of power budgets, run on
 // a worker with progress and cancel; per strategy, box plots of the time penalty and of the power
 // above the budget, the budget violations as bars, and every metric in a table that exports as
-// CSV (the charts as PNG or SVG).
+// CSV (the charts as PNG or SVG). A switch above turns it to the concurrent training + inference
+// problem (ConcurrentComparePanel, `ptwb evaluate-concurrent`).
 class ComparePanel : public QWidget
 {
     Q_OBJECT
 
 public:
+    // What is compared: training under a power budget, or training beside inference.
+    enum class Problem { Training, Concurrent };
+
     explicit ComparePanel(QWidget *parent = nullptr);
     ~ComparePanel() override;  // cancels and waits for its worker
 
@@ -49,6 +54,10 @@ public:
     void setSeed(quint64 seed);
     void setStrategies(const QStringList &strategies);
 
+    Problem problem() const;
+    void setProblem(Problem problem);
+    ConcurrentComparePanel *concurrent() const { return m_concurrent; }
+
     bool isRunning() const { return m_running; }
     const QVector<StrategyMetrics> &results() const { return m_results; }
     QTableWidget *table() const { return m_table; }
@@ -59,7 +68,8 @@ public:
     QWidget *charts() const { return m_charts; }
     // The metrics as CSV, one row per strategy, under the keys of `ptwb evaluate --json`.
     QByteArray csv() const;
-    // The charts as PNG or SVG, by the suffix of `path`; `error` says why not.
+    // The charts on show (the training or the concurrent ones) as PNG or SVG, by the suffix of
+    // `path`; `error` says why not.
     bool exportCharts(const QString &path, QString *error) const;
 
 public Q_SLOTS:
@@ -83,6 +93,7 @@ private:
     void endRun(const QString &message);
     void updateCharts();
     void updateActions();
+    void showPage();
     void chooseExportFile();
     void chooseChartsFile();
 
@@ -93,6 +104,8 @@ private:
 
     BackgroundTasks *m_tasks;
     QStackedWidget *m_stack;
+    QComboBox *m_problem;
+    ConcurrentComparePanel *m_concurrent;
     QComboBox *m_reference;
     QComboBox *m_target;
     QDoubleSpinBox *m_budgetFrom;

@@ -4,6 +4,9 @@
 #include "backgroundtasks.h"
 #include "budgetcontrols.h"
 #include "comparepanel.h"
+#include "concurrentcompare.h"
+#include "concurrentcomparedemo.h"
+#include "concurrentcompareform.h"
 #include "concurrentcontrols.h"
 #include "concurrentexplorer.h"
 #include "deviceconnection.h"
@@ -41,6 +44,7 @@ constexpr int kApplyCancelMs = 20000;  // an apply cancelled on the way out puts
 const QLatin1String kAddDevice("add-device");
 const QLatin1String kApply("apply");
 const QLatin1String kExploreConcurrent("explore-concurrent");
+const QLatin1String kCompareConcurrent("compare-concurrent");
 
 // A dialog drawn over the window as a desktop would show it (the offscreen platform draws no
 // window frames): centred near the top third, with a title bar, a frame and a soft shadow.
@@ -79,12 +83,14 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
 
 QStringList ScreenshotDirector::viewNames()
 {
-    return MainWindow::viewNames() << kAddDevice << kApply << kExploreConcurrent;
+    return MainWindow::viewNames()
+        << kAddDevice << kApply << kExploreConcurrent << kCompareConcurrent;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
-    return view == kAddDevice || view == kApply || view == kExploreConcurrent;
+    return view == kAddDevice || view == kApply || view == kExploreConcurrent ||
+        view == kCompareConcurrent;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
@@ -93,6 +99,8 @@ MainWindow::View ScreenshotDirector::windowView(const QString &view)
         return MainWindow::View::Devices;
     if (view == kApply || view == kExploreConcurrent)
         return MainWindow::View::Explore;
+    if (view == kCompareConcurrent)
+        return MainWindow::View::Compare;
     return MainWindow::View(std::max(0, int(MainWindow::viewNames().indexOf(view))));
 }
 
@@ -139,6 +147,8 @@ void ScreenshotDirector::onFirstRunDone()
         stageModels();
     else if (m_view == QLatin1String("compare"))
         stageCompare();
+    else if (m_view == kCompareConcurrent)
+        stageCompareConcurrent();
     else if (m_view == kAddDevice)
         stageAddDevice();
     else if (m_view == kApply)
@@ -257,6 +267,51 @@ void ScreenshotDirector::stageCompare()
                         QTimer::singleShot(kSettleMs, this, [this] { save(true); });
                     });
                     compare->run();
+                },
+                Qt::SingleShotConnection);
+            compare->reload();
+        });
+}
+
+void ScreenshotDirector::stageCompareConcurrent()
+{
+    // The public ResNet-18 training + MobileNet v3 inference pair (else a simulated one) with
+    // their references, every strategy on a small grid: about 30 s, most of it pt's models.
+    ComparePanel *compare = m_window->compare();
+    const QString kind = m_window->connection()->deviceKind();
+    const QString store = m_window->session()->path();
+    auto *tasks = new BackgroundTasks(this);
+    tasks->run(
+        QStringLiteral("pair"),
+        [store, kind](const TaskContext &) { return ConcurrentDemo::import(store, kind); },
+        [this, compare](const Expected<ConcurrentDemo> &demo) {
+            if (!demo) {
+                std::fprintf(stderr, "screenshot: %s\n", qPrintable(demo.error()));
+                save(false);
+                return;
+            }
+            connect(
+                compare, &ComparePanel::listsLoaded, this,
+                [this, compare, demo = *demo] {
+                    compare->setProblem(ComparePanel::Problem::Concurrent);
+                    ConcurrentComparePanel *panel = compare->concurrent();
+                    ConcurrentCompareForm *form = panel->form();
+                    if (!form->setTrainingWorkload(demo.training) ||
+                        !form->setInferenceWorkload(demo.inference)) {
+                        save(false);
+                        return;
+                    }
+                    form->setTrainingReference(demo.trainingReference);
+                    form->setInferenceReference(demo.inferenceReference);
+                    form->setGrid(QStringLiteral("30:120:30"), QStringLiteral("0.5:2.0:0.5"),
+                                  QStringLiteral("15:50:5"));
+                    form->setRepeats(2);
+                    form->setStrategies(ConcurrentStrategy::names());
+                    connect(panel, &ConcurrentComparePanel::finished, this, [this] {
+                        QTimer::singleShot(kSettleMs, this, [this] { save(true); });
+                    });
+                    connect(panel, &ConcurrentComparePanel::failed, this, [this] { save(false); });
+                    panel->run();
                 },
                 Qt::SingleShotConnection);
             compare->reload();

@@ -14,11 +14,12 @@ namespace ptwb::ui {
 // `powertrain-workbench --screenshot FILE.png --view VIEW`: brings one view to a state worth
 // showing with the simulated device's data (the first run's models; for sweep, a short sweep in
 // progress; for compare, an evaluation run), saves the window and quits. Gives up after a
-// deadline, saving what there is and exiting with 1. Two views exist only as screenshots for the
-// user guide: add-device (Devices with the Add device dialog filled in, drawn over the window)
-// and apply (Explore during a real apply's countdown on the simulated Jetson); and
-// explore-concurrent, Explore's concurrent mode, which needs a store holding a training and an
-// inference workload (the simulated starter data has no inference yet).
+// deadline, saving what there is and exiting with 1. Some views exist only as screenshots for
+// the user guide: add-device (Devices with the Add device dialog filled in, drawn over the
+// window), apply (Explore during a real apply's countdown on the simulated Jetson),
+// explore-concurrent (Explore's concurrent mode, which needs a store holding a training and an
+// inference workload: the simulated starter data has no inference yet) and compare-concurrent
+// (Compare's concurrent evaluation of a training + inference pair).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
@@ -42,6 +43,7 @@ private:
     void stageSweep();
     void stageModels();
     void stageCompare();
+    void stageCompareConcurrent();
     void stageAddDevice();
     void stageApply();
     void save(bool complete);

@@ -1,6 +1,8 @@
 #include "viewexport.h"
 
 #include <QAbstractItemView>
+#include <QFileDialog>
+#include <QLabel>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -93,6 +95,22 @@ bool writeImage(QWidget *widget, const QString &path, QString *error)
         return false;
     }
     return true;
+}
+
+std::optional<SavedImage> chooseAndWriteCharts(QWidget *charts, const QString &suggestedName,
+                                               QLabel *status)
+{
+    const QString path =
+        QFileDialog::getSaveFileName(charts, QObject::tr("Export the charts"), suggestedName,
+                                     QObject::tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty())
+        return std::nullopt;
+    SavedImage saved {path, {}};
+    if (!writeImage(charts, path, &saved.error) && saved.error.isEmpty())
+        saved.error = QObject::tr("Could not write %1").arg(path);
+    status->setText(saved.ok() ? QObject::tr("Saved %1").arg(path) : saved.error);
+    status->setVisible(true);
+    return saved;
 }
 
 }  // namespace ptwb::ui::ViewExport

@@ -30,6 +30,29 @@ struct ConcurrentFiles
 Expected<ConcurrentEvaluator> concurrentEvaluator(const ConcurrentFiles &files,
                                                   const ConcurrentEvaluationOptions &options);
 
+// A workload of the store on one device (`device` "": the one it was measured on, when only one).
+struct StoredWorkload
+{
+    QString device;
+    QString workload;  // "": none (for the optional references)
+};
+
+// The stored workloads of a concurrent evaluation (the Compare view).
+struct ConcurrentWorkloads
+{
+    StoredWorkload training;
+    StoredWorkload inference;
+    StoredWorkload trainingReference;  // for pt and safe
+    StoredWorkload inferenceReference;  // optional
+};
+
+// The same evaluator from stored workloads: the training ones from Store::measurements, the
+// inference ones from Store::inferenceMeasurements, set up by the same code as the files'. The
+// device kind is the training workload's device's.
+Expected<ConcurrentEvaluator> concurrentEvaluator(Store &store,
+                                                  const ConcurrentWorkloads &workloads,
+                                                  const ConcurrentEvaluationOptions &options);
+
 // A training and an inference workload of the store on one device as every (mode, batch)
 // pair: the training workload's newest model for its unmeasured modes, the inference workload's
 // measured pairs calibrating the rest (`ptwb recommend-concurrent`, Explore's concurrent mode).
