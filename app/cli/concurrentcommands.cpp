@@ -162,19 +162,27 @@ int EvaluateConcurrentCommand::run(const QCommandLineParser &parser, Output &out
                         .arg(QStringLiteral("s/repeat"), 9));
     }
     const auto done = [&output](const ConcurrentMetrics &m) {
+        const std::optional<ConcurrentMetrics::PredictionError> &e = m.predictionError;
         if (output.json()) {
-            output.object(
-                {{QStringLiteral("strategy"), m.strategy},
-                 {QStringLiteral("problems"), m.problems},
-                 {QStringLiteral("throughput_shortfall_median"), m.throughputShortfallMedian},
-                 {QStringLiteral("throughput_shortfall_q1"), m.throughputShortfall.q1},
-                 {QStringLiteral("throughput_shortfall_q3"), m.throughputShortfall.q3},
-                 {QStringLiteral("exactly_optimal"), m.exactlyOptimal},
-                 {QStringLiteral("feasible_found"), m.feasibleFound},
-                 {QStringLiteral("violations"), m.violations},
-                 {QStringLiteral("profiled_per_problem"), m.profiledPerProblem},
-                 {QStringLiteral("profiled"), m.profiled},
-                 {QStringLiteral("seconds"), m.seconds}});
+            QJsonObject object {
+                {QStringLiteral("strategy"), m.strategy},
+                {QStringLiteral("problems"), m.problems},
+                {QStringLiteral("throughput_shortfall_median"), m.throughputShortfallMedian},
+                {QStringLiteral("throughput_shortfall_q1"), m.throughputShortfall.q1},
+                {QStringLiteral("throughput_shortfall_q3"), m.throughputShortfall.q3},
+                {QStringLiteral("exactly_optimal"), m.exactlyOptimal},
+                {QStringLiteral("feasible_found"), m.feasibleFound},
+                {QStringLiteral("violations"), m.violations},
+                {QStringLiteral("profiled_per_problem"), m.profiledPerProblem},
+                {QStringLiteral("profiled"), m.profiled},
+                {QStringLiteral("seconds"), m.seconds}};
+            if (e) {
+                object.insert(QStringLiteral("train_time_mape"), e->trainTime);
+                object.insert(QStringLiteral("train_power_mape"), e->trainPower);
+                object.insert(QStringLiteral("infer_time_mape"), e->inferTime);
+                object.insert(QStringLiteral("infer_power_mape"), e->inferPower);
+            }
+            output.object(object);
             return;
         }
         output.line(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9")
@@ -187,6 +195,14 @@ int EvaluateConcurrentCommand::run(const QCommandLineParser &parser, Output &out
                         .arg(m.profiledPerProblem, 12, 'f', 1)
                         .arg(m.profiled, 9, 'f', 1)
                         .arg(m.seconds, 9, 'f', 3));
+        if (e)
+            output.line(QStringLiteral("          its predictions from the shared pairs (MAPE): "
+                                       "training %1 % time, %2 % power; inference %3 % time, "
+                                       "%4 % power")
+                            .arg(e->trainTime, 0, 'f', 1)
+                            .arg(e->trainPower, 0, 'f', 1)
+                            .arg(e->inferTime, 0, 'f', 1)
+                            .arg(e->inferPower, 0, 'f', 1));
     };
     const auto log = [&output](const QString &line) { output.err() << line << Qt::endl; };
     const Expected<QVector<ConcurrentMetrics>> results = evaluator->run(done, log);

@@ -1,5 +1,6 @@
 #include "concurrent/concurrentevaluation.h"
 
+#include "concurrent/pairpredictor.h"
 #include "util/numberrange.h"
 
 #include <QElapsedTimer>
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ptwb {
 
@@ -18,6 +20,34 @@ int nearestBatch(const QList<int> &available, int batch)
     return *std::min_element(available.cbegin(), available.cend(), [batch](int a, int b) {
         return std::abs(std::log2(double(a) / batch)) < std::abs(std::log2(double(b) / batch));
     });
+}
+
+// How far a strategy's predictions are from the measured values on what it did not profile.
+ConcurrentMetrics::PredictionError predictionError(const ConcurrentData &data,
+                                                   const PairPredictions &predicted,
+                                                   const ConcurrentOracle &oracle)
+{
+    const auto ape = [](double p, double t) { return std::abs(p / t - 1) * 100; };
+    QVector<double> trainTime, trainPower, inferTime, inferPower;
+    QVector<bool> modeProfiled(data.modes.size(), false);
+    for (int pair = 0; pair < data.pairCount(); ++pair)
+        modeProfiled[data.modeOf(pair)] |= oracle.isProfiled(pair);
+    for (int mode = 0; mode < data.modes.size(); ++mode) {
+        if (modeProfiled[mode])
+            continue;
+        trainTime.append(ape(predicted.trainTimeMs[mode], data.trainTimeMs[mode]));
+        trainPower.append(ape(predicted.trainPowerW[mode], data.trainPowerW[mode]));
+    }
+    for (int pair = 0; pair < data.pairCount(); ++pair) {
+        if (oracle.isProfiled(pair) || !data.isMeasured(pair))
+            continue;
+        inferTime.append(ape(predicted.inferTimeMs[pair], data.inferTimeMs[pair]));
+        inferPower.append(ape(predicted.inferPowerW[pair], data.inferPowerW[pair]));
+    }
+    const auto mean = [](const QVector<double> &v) {
+        return v.isEmpty() ? 0.0 : std::accumulate(v.cbegin(), v.cend(), 0.0) / v.size();
+    };
+    return {mean(trainTime), mean(trainPower), mean(inferTime), mean(inferPower)};
 }
 
 double percentOf(int part, int whole)
@@ -167,6 +197,7 @@ ConcurrentEvaluator::run(const std::function<void(const ConcurrentMetrics &)> &d
         QVector<double> perProblem;
         int solvable = 0, found = 0, optimal = 0, answers = 0, violating = 0;
         double profiled = 0;
+        QVector<ConcurrentMetrics::PredictionError> errors;
         QElapsedTimer timer;
         timer.start();
         for (int repeat = 0; repeat < m_options.repeats; ++repeat) {
@@ -179,6 +210,8 @@ ConcurrentEvaluator::run(const std::function<void(const ConcurrentMetrics &)> &d
                 return Result::failure(QStringLiteral("%1: %2").arg(name, status.error()),
                                        status.errorKind());
             oracle.markPrepared();
+            if (const PairPredictions *predicted = strategy->predictions())
+                errors.append(predictionError(m_target, *predicted, oracle));
             for (int i = 0; i < problems.size(); ++i) {
                 oracle.beginProblem();
                 const int pair = strategy->choose(problems[i], oracle);
@@ -215,6 +248,17 @@ ConcurrentEvaluator::run(const std::function<void(const ConcurrentMetrics &)> &d
         metrics.profiledPerProblem = Quartiles::of(perProblem).median;
         metrics.profiled = profiled / m_options.repeats;
         metrics.seconds = timer.nsecsElapsed() / 1e9 / m_options.repeats;
+        if (!errors.isEmpty()) {
+            const auto median = [&errors](double ConcurrentMetrics::PredictionError::*field) {
+                QVector<double> values;
+                for (const auto &e : errors)
+                    values.append(e.*field);
+                return Quartiles::of(values).median;
+            };
+            using E = ConcurrentMetrics::PredictionError;
+            metrics.predictionError = E {median(&E::trainTime), median(&E::trainPower),
+                                         median(&E::inferTime), median(&E::inferPower)};
+        }
         results.append(metrics);
         if (done)
             done(metrics);

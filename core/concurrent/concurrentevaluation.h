@@ -3,6 +3,8 @@
 #include "concurrent/concurrentstrategy.h"
 #include "util/quartiles.h"
 
+#include <optional>
+
 #include <QStringList>
 
 namespace ptwb {
@@ -46,6 +48,13 @@ struct ConcurrentMetrics
     double profiledPerProblem = 0;  // distinct pairs that answered one problem, median
     double profiled = 0;  // distinct pairs profiled per repeat, mean
     double seconds = 0;  // wall time per repeat, mean
+    // nn, pt, safe: mean absolute percentage error of their predictions after the shared
+    // pairs, over the pairs (modes for training) they had not profiled; median over repeats.
+    struct PredictionError
+    {
+        double trainTime = 0, trainPower = 0, inferTime = 0, inferPower = 0;
+    };
+    std::optional<PredictionError> predictionError;
 };
 
 struct ConcurrentEvaluationOptions

@@ -37,6 +37,7 @@ public:
     QString name() const override;
     Status prepare(ConcurrentOracle &oracle, const ConcurrentContext &context) override;
     int choose(const ConcurrentProblem &problem, ConcurrentOracle &oracle) override;
+    const PairPredictions *predictions() const override { return &m_predicted; }
 
 private:
     // The next pair a problem profiles, or -1; bestThroughput < 0 while nothing feasible is

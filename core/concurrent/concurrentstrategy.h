@@ -10,6 +10,8 @@
 
 namespace ptwb {
 
+struct PairPredictions;
+
 // Everything a concurrent strategy may use besides the oracle.
 struct ConcurrentContext
 {
@@ -39,6 +41,8 @@ public:
     // The pair chosen for one problem, or -1 when the strategy found nothing it believes
     // feasible. May profile more pairs.
     virtual int choose(const ConcurrentProblem &problem, ConcurrentOracle &oracle) = 0;
+    // A model-based strategy's predictions after prepare (for their accuracy); else null.
+    virtual const PairPredictions *predictions() const { return nullptr; }
 
     // optimal, maxn, gmd, bs, als, nn, pt, safe.
     static QStringList names();

@@ -143,6 +143,30 @@ private Q_SLOTS:
         QCOMPARE(results->at(2).violations, 0.0);
     }
 
+    void modelStrategiesReportTheirPredictionError()
+    {
+        ConcurrentEvaluationOptions options;
+        options.grid.arrivalRates = {60};
+        options.grid.latencyBudgetsS = {1.0};
+        options.grid.powerBudgetsW = {25};
+        options.strategies = {QStringLiteral("gmd"), QStringLiteral("pt")};
+        options.repeats = 1;
+        ConcurrentEvaluator evaluator(syntheticPair(), QStringLiteral("orin-agx"), options);
+        const ConcurrentData reference = syntheticPair(0.5, 0.7);
+        QVector<Measurement> inference = syntheticInference(0.7);
+        evaluator.setReferences(reference.training(), inference);
+        const auto results = evaluator.run({}, {});
+        QVERIFY2(results.ok(), qPrintable(results.error()));
+        QVERIFY(!results->at(0).predictionError);  // gmd has no model
+        const auto &error = results->at(1).predictionError;
+        QVERIFY(error);
+        // Smooth synthetic workloads: the predictions are close, but not the data itself.
+        for (double mape :
+             {error->trainTime, error->trainPower, error->inferTime, error->inferPower}) {
+            QVERIFY2(mape > 0 && mape < 30, qPrintable(QString::number(mape)));
+        }
+    }
+
     void anUnknownStrategyIsBadInput()
     {
         ConcurrentEvaluationOptions options;
