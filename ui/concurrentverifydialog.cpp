@@ -113,6 +113,7 @@ ConcurrentVerifyDialog::ConcurrentVerifyDialog(const workflows::DeviceEndpoint &
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->setTextVisible(false);
+    m_timeLeft->setWordWrap(false);
     m_start->setObjectName(QStringLiteral("verifyStart"));
     m_start->setDefault(true);
     m_cancel->setObjectName(QStringLiteral("verifyCancel"));
@@ -156,6 +157,7 @@ ConcurrentVerifyDialog::ConcurrentVerifyDialog(const workflows::DeviceEndpoint &
     layout->addLayout(progressRow);
     layout->addWidget(m_table);
     layout->addWidget(m_outcome);
+    layout->addStretch();
     layout->addWidget(buttons);
 
     connect(m_start, &QPushButton::clicked, this, &ConcurrentVerifyDialog::start);
@@ -172,7 +174,7 @@ ConcurrentVerifyDialog::ConcurrentVerifyDialog(const workflows::DeviceEndpoint &
                         "loses it), serves synthetic requests at λ in batches of b and trains "
                         "in between."));
     setRunning(false);
-    resize(720, 640);
+    resize(760, sizeHint().height());
 }
 
 ConcurrentVerifyDialog::~ConcurrentVerifyDialog() = default;

@@ -41,6 +41,8 @@ ConcurrentVerifyTable::ConcurrentVerifyTable(QWidget *parent)
     verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setFocusPolicy(Qt::ClickFocus);
     for (int r = 0; r < RowCount; ++r)
         for (int c = 0; c < ColumnCount; ++c)
             set(r, c, QString());
