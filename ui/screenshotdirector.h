@@ -18,7 +18,8 @@ namespace ptwb::ui {
 // user guide: add-device (Devices with the Add device dialog filled in, drawn over the window)
 // and apply (Explore during a real apply's countdown on the simulated Jetson); and
 // explore-concurrent, Explore's concurrent mode, which needs a store holding a training and an
-// inference workload (the simulated starter data has no inference yet).
+// inference workload (the simulated starter data has no inference yet), and verify-concurrent,
+// its Verify on device dialog during a run on the simulated Jetson (the same store).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
@@ -38,7 +39,8 @@ public:
 private:
     void onFirstRunDone();
     void stageExplore();
-    void stageExploreConcurrent();
+    void stageExploreConcurrent(bool verify = false);
+    void stageVerifyConcurrent();
     void stageSweep();
     void stageModels();
     void stageCompare();
