@@ -78,11 +78,13 @@ int main(int argc, char *argv[])
         QStringLiteral("FILE.png"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
-        QStringLiteral("View to show: %1; with --screenshot also add-device (the Add device "
-                       "dialog), apply (an apply's countdown), explore-concurrent (Explore's "
-                       "concurrent mode, from a store with an inference workload) and "
-                       "compare-concurrent (Compare's concurrent training + inference "
-                       "evaluation).")
+        QStringLiteral(
+            "View to show: %1; with --screenshot also add-device (the Add device "
+            "dialog), apply (an apply's countdown), explore-concurrent (Explore's "
+            "concurrent mode, from a store with an inference workload), verify-concurrent "
+            "(its Verify on device dialog, the same store) and compare-concurrent (Compare's "
+            "concurrent training + inference "
+            "evaluation).")
             .arg(ptwb::ui::MainWindow::viewNames().join(QStringLiteral(", "))),
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(

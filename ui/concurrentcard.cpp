@@ -60,13 +60,8 @@ ConcurrentCard::ConcurrentCard(QWidget *parent)
     m_keepNow->setToolTip(tr("Confirm the new mode without waiting for the countdown"));
     m_cancelApply->setVisible(false);
     m_keepNow->setVisible(false);
-    // The hook for the verification run (serving requests at λ in batches of b while training,
-    // measured latency percentiles, throughput and power live); not built yet.
     m_verify->setObjectName(QStringLiteral("verifyOnDeviceButton"));
     m_verify->setEnabled(false);
-    m_verify->setToolTip(tr("Coming: run the pick on the device, serving synthetic requests at "
-                            "the arrival rate in batches of b while training, and compare the "
-                            "measured latency, throughput and power with the prediction."));
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_apply);
@@ -90,6 +85,10 @@ ConcurrentCard::ConcurrentCard(QWidget *parent)
     });
     connect(m_cancelApply, &QPushButton::clicked, this, &ConcurrentCard::cancelApplyRequested);
     connect(m_keepNow, &QPushButton::clicked, this, &ConcurrentCard::keepNowRequested);
+    connect(m_verify, &QPushButton::clicked, this, [this] {
+        if (m_pair >= 0)
+            Q_EMIT verifyRequested();
+    });
     showMessage(tr("No data yet"),
                 tr("Choose a training and an inference workload measured on this device."));
 }
@@ -196,6 +195,13 @@ void ConcurrentCard::updateApplyButton()
                                 tr("Only the power mode is applied: the inference batch size "
                                    "is yours to set in your inference server.")
                                                         : m_applyWhy);
+    m_verify->setEnabled(m_applyAvailable && m_pair >= 0 && !m_applying);
+    m_verify->setToolTip(m_applyAvailable && m_pair >= 0
+                             ? tr("Run the pick on the device: serve synthetic requests at the "
+                                  "arrival rate in batches of b while training, and compare the "
+                                  "measured latency, throughput and power with the prediction, "
+                                  "live. The device goes back to its current mode afterwards.")
+                             : m_applyWhy);
 }
 
 void ConcurrentCard::showApplyProgress(const QString &text, bool counting)

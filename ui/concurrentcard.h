@@ -12,8 +12,8 @@ namespace ptwb::ui {
 // The card of Explore's concurrent mode: the pick's mode, inference batch b, training
 // minibatches per cycle, throughput, latency and power against their budgets, measured or
 // predicted; "nothing is predicted to meet these budgets" with which budget binds. Below, Apply
-// (the pick's mode; the batch size is for the person's server) with the apply countdown, and a
-// place for the verification run to come.
+// (the pick's mode; the batch size is for the person's server) with the apply countdown, and
+// Verify on device (the verification run, ExplorePanel's ConcurrentVerifyDialog).
 class ConcurrentCard : public QFrame
 {
     Q_OBJECT
@@ -46,6 +46,7 @@ Q_SIGNALS:
     void applyRequested(const ptwb::PowerMode &mode);
     void cancelApplyRequested();
     void keepNowRequested();
+    void verifyRequested();
 
 private:
     void updateApplyButton();

@@ -2,7 +2,9 @@
 
 #include "budgetcontrols.h"
 #include "concurrentcard.h"
+#include "concurrentcontrols.h"
 #include "concurrentexplorer.h"
+#include "concurrentverifydialog.h"
 #include "devicesearchbar.h"
 #include "recommendationcard.h"
 #include "store/store.h"
@@ -172,6 +174,8 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     });
     connect(m_concurrent->card(), &ConcurrentCard::applyRequested, this,
             [this](const PowerMode &mode) { askToApply(mode, true); });
+    connect(m_concurrent->card(), &ConcurrentCard::verifyRequested, this,
+            &ExplorePanel::openVerifyDialog);
     const auto cancelApply = [this] {
         if (m_applier)
             m_applier->cancel();
@@ -595,6 +599,24 @@ void ExplorePanel::askToApply(const PowerMode &mode, bool concurrent)
         }
     });
     m_confirm->open();
+}
+
+// A verification run of the concurrent pick (window-modal: no apply starts meanwhile).
+void ExplorePanel::openVerifyDialog()
+{
+    const ConcurrentSpace *space = m_concurrent->space();
+    const int pair = m_concurrent->card()->pair();
+    if (m_applier || m_confirm || !space || pair < 0 || !m_applyDevice.isValid())
+        return;
+    auto *dialog = new ConcurrentVerifyDialog(
+        m_applyDevice,
+        ConcurrentVerifyDialog::pickOf(*space, pair, m_concurrent->controls()->problem(),
+                                       m_concurrent->trainingWorkload(),
+                                       m_concurrent->inferenceWorkload()),
+        this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->open();
 }
 
 void ExplorePanel::startApply(const PowerMode &mode)

@@ -98,6 +98,7 @@ private:
     void updateTimeUnit();
     void updateApplyAvailability();
     void askToApply(const PowerMode &mode, bool concurrent);
+    void openVerifyDialog();
     void startApply(const PowerMode &mode);
     void showApplyProgress(const QString &text, bool counting);
     void showApplyResult(bool kept, const QString &text);

@@ -4,11 +4,14 @@
 #include "backgroundtasks.h"
 #include "budgetcontrols.h"
 #include "comparepanel.h"
+#include "concurrentcard.h"
 #include "concurrentcompare.h"
 #include "concurrentcomparedemo.h"
 #include "concurrentcompareform.h"
 #include "concurrentcontrols.h"
 #include "concurrentexplorer.h"
+#include "concurrentverifydialog.h"
+#include "concurrentverifytable.h"
 #include "deviceconnection.h"
 #include "devicespanel.h"
 #include "explorepanel.h"
@@ -45,6 +48,8 @@ const QLatin1String kAddDevice("add-device");
 const QLatin1String kApply("apply");
 const QLatin1String kExploreConcurrent("explore-concurrent");
 const QLatin1String kCompareConcurrent("compare-concurrent");
+const QLatin1String kVerifyConcurrent("verify-concurrent");
+constexpr int kVerifyRowsShownS = 8;  // device seconds of the run before the picture
 
 // A dialog drawn over the window as a desktop would show it (the offscreen platform draws no
 // window frames): centred near the top third, with a title bar, a frame and a soft shadow.
@@ -84,20 +89,20 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
 QStringList ScreenshotDirector::viewNames()
 {
     return MainWindow::viewNames()
-        << kAddDevice << kApply << kExploreConcurrent << kCompareConcurrent;
+        << kAddDevice << kApply << kExploreConcurrent << kCompareConcurrent << kVerifyConcurrent;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
     return view == kAddDevice || view == kApply || view == kExploreConcurrent ||
-        view == kCompareConcurrent;
+        view == kCompareConcurrent || view == kVerifyConcurrent;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
 {
     if (view == kAddDevice)
         return MainWindow::View::Devices;
-    if (view == kApply || view == kExploreConcurrent)
+    if (view == kApply || view == kExploreConcurrent || view == kVerifyConcurrent)
         return MainWindow::View::Explore;
     if (view == kCompareConcurrent)
         return MainWindow::View::Compare;
@@ -155,6 +160,8 @@ void ScreenshotDirector::onFirstRunDone()
         stageApply();
     else if (m_view == kExploreConcurrent)
         stageExploreConcurrent();
+    else if (m_view == kVerifyConcurrent)
+        stageExploreConcurrent(true);
     else
         stageExplore();
 }
@@ -168,7 +175,7 @@ void ScreenshotDirector::stageExplore()
     });
 }
 
-void ScreenshotDirector::stageExploreConcurrent()
+void ScreenshotDirector::stageExploreConcurrent(bool verify)
 {
     // The problem of ptwb recommend-concurrent's example: 60 requests/s, 1 s, 25 W, with the
     // workloads the store holds (the ones remembered, else the first of each list).
@@ -179,14 +186,44 @@ void ScreenshotDirector::stageExploreConcurrent()
     concurrent->controls()->setPowerBudget(25);
     explore->setMode(ExplorePanel::Mode::Concurrent);
     when([concurrent] { return !concurrent->isLoading(); },
-         [this, concurrent] {
+         [this, concurrent, verify] {
              concurrent->controls()->setPowerBudget(25);
              const bool shown = concurrent->space() != nullptr;
              if (!shown)
                  std::fprintf(stderr,
                               "screenshot: no training and inference pair in the store "
                               "(import an inference workload first)\n");
-             QTimer::singleShot(kSettleMs, this, [this, shown] { save(shown); });
+             if (shown && verify)
+                 stageVerifyConcurrent();
+             else
+                 QTimer::singleShot(kSettleMs, this, [this, shown] { save(shown); });
+         });
+}
+
+void ScreenshotDirector::stageVerifyConcurrent()
+{
+    // Verify on device with the pick on the simulated Jetson: the picture is taken a few device
+    // seconds into the run; closing the dialog then cancels it and puts the mode back.
+    ConcurrentCard *card = m_window->explore()->concurrent()->card();
+    when([card] { return card->verifyButton()->isEnabled(); },
+         [this, card] {
+             card->verifyButton()->click();
+             auto *dialog = m_window->explore()->findChild<ConcurrentVerifyDialog *>();
+             if (!dialog) {
+                 save(false);
+                 return;
+             }
+             m_dialog = dialog;
+             dialog->startButton()->click();
+             when(
+                 [dialog] {
+                     return dialog->table()
+                                ->text(ConcurrentVerifyTable::LatencyP99,
+                                       ConcurrentVerifyTable::Measured)
+                                .size() > 0 &&
+                         dialog->progressSeconds() >= kVerifyRowsShownS;
+                 },
+                 [this] { QTimer::singleShot(kSettleMs, this, [this] { save(true); }); });
          });
 }
 
@@ -406,9 +443,18 @@ void ScreenshotDirector::save(bool complete)
                      qPrintable(m_view), m_clock.elapsed() / 1000.0);
     m_window->sweep()->cancel();
     m_window->models()->cancel();
+    ExplorePanel *explore = m_window->explore();
+    if (auto *verify = qobject_cast<ConcurrentVerifyDialog *>(m_dialog.data());
+        verify && verify->isRunning()) {
+        // Closing cancels the run; quit once the device is back in its previous mode.
+        connect(verify, &ConcurrentVerifyDialog::runFinished, this,
+                [this, ok, complete] { quit(ok && complete); });
+        QTimer::singleShot(kApplyCancelMs, this, [this] { quit(false); });
+        verify->close();
+        return;
+    }
     if (m_dialog)
         m_dialog->close();
-    ExplorePanel *explore = m_window->explore();
     if (explore->isApplying()) {
         // Put the simulated device's previous mode back rather than leave a revert pending.
         connect(explore, &ExplorePanel::applyFinished, this,

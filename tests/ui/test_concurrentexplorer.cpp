@@ -261,7 +261,7 @@ private Q_SLOTS:
         const PowerMode chosen = c->space()->data().modes[c->space()->data().modeOf(pick)];
         QVERIFY(c->card()->applyButton()->isEnabled());
         QVERIFY(c->card()->applyButton()->toolTip().contains(QStringLiteral("batch size")));
-        QVERIFY(!c->card()->verifyButton()->isEnabled());
+        QVERIFY(c->card()->verifyButton()->isEnabled());
         QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
         c->card()->applyButton()->click();
         QMessageBox *box = nullptr;
