@@ -1,7 +1,5 @@
 #include "concurrent/pairpredictor.h"
 
-#include <QSet>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
