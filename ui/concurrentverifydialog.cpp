@@ -310,34 +310,31 @@ QString ConcurrentVerifyDialog::verdict(const workflows::VerificationOutcome &o)
     const ConcurrentMeasurement &m = o.measured;
     const ConcurrentProblem &problem = m_request.problem;
     QStringList lines;
-    if (problem.latencyBudgetS > 0 && m.latencyMs) {
-        const double p99 = m.latencyMs->p99 / 1000;
-        const double over = p99 - problem.latencyBudgetS;
-        lines << (over <= 0 ? tr("Latency budget %1 s: met (p99 %2 s, slowest %3 s).")
-                                  .arg(problem.latencyBudgetS, 0, 'f', 2)
-                                  .arg(p99, 0, 'f', 3)
-                                  .arg(m.latencyMs->max / 1000, 0, 'f', 3)
-                            : tr("Latency budget %1 s: broken by %2 s (p99 %3 s, %4 % over).")
-                                  .arg(problem.latencyBudgetS, 0, 'f', 2)
-                                  .arg(over, 0, 'f', 3)
-                                  .arg(p99, 0, 'f', 3)
-                                  .arg(100 * over / problem.latencyBudgetS, 0, 'f', 0));
+    const workflows::BudgetCheck latency = workflows::latencyCheck(problem, m);
+    if (latency.judged()) {
+        lines << (latency.met() ? tr("Latency budget %1 s: met (p99 %2 s, slowest %3 s).")
+                                      .arg(latency.budget, 0, 'f', 2)
+                                      .arg(*latency.measured, 0, 'f', 3)
+                                      .arg(m.latencyMs->max / 1000, 0, 'f', 3)
+                                : tr("Latency budget %1 s: broken by %2 s (p99 %3 s, %4 % over).")
+                                      .arg(latency.budget, 0, 'f', 2)
+                                      .arg(latency.over(), 0, 'f', 3)
+                                      .arg(*latency.measured, 0, 'f', 3)
+                                      .arg(100 * latency.over() / latency.budget, 0, 'f', 0));
     }
-    if (problem.powerBudgetW > 0) {
-        if (!m.powerMedianW) {
-            lines << tr("Power budget %1 W: not measured (the device reported no power).")
-                         .arg(problem.powerBudgetW, 0, 'f', 1);
-        } else {
-            const double over = *m.powerMedianW - problem.powerBudgetW;
-            lines << (over <= 0 ? tr("Power budget %1 W: met (median %2 W, highest %3 W).")
-                                      .arg(problem.powerBudgetW, 0, 'f', 1)
-                                      .arg(*m.powerMedianW, 0, 'f', 1)
-                                      .arg(m.powerMaxW.value_or(qQNaN()), 0, 'f', 1)
-                                : tr("Power budget %1 W: broken by %2 W (median %3 W).")
-                                      .arg(problem.powerBudgetW, 0, 'f', 1)
-                                      .arg(over, 0, 'f', 1)
-                                      .arg(*m.powerMedianW, 0, 'f', 1));
-        }
+    const workflows::BudgetCheck power = workflows::powerCheck(problem, m);
+    if (power.budget > 0 && !power.judged()) {
+        lines << tr("Power budget %1 W: not measured (the device reported no power).")
+                     .arg(power.budget, 0, 'f', 1);
+    } else if (power.judged()) {
+        lines << (power.met() ? tr("Power budget %1 W: met (median %2 W, highest %3 W).")
+                                    .arg(power.budget, 0, 'f', 1)
+                                    .arg(*power.measured, 0, 'f', 1)
+                                    .arg(m.powerMaxW.value_or(qQNaN()), 0, 'f', 1)
+                              : tr("Power budget %1 W: broken by %2 W (median %3 W).")
+                                    .arg(power.budget, 0, 'f', 1)
+                                    .arg(power.over(), 0, 'f', 1)
+                                    .arg(*power.measured, 0, 'f', 1));
     }
     if (m.backlog > 0)
         lines

@@ -94,6 +94,20 @@ Expected<PairCost> predictedCost(const ConcurrentSpace &space, const PowerMode &
     return space.cost(data.pairOf(modeIndex, batchIndex));
 }
 
+BudgetCheck latencyCheck(const ConcurrentProblem &problem, const ConcurrentMeasurement &measured)
+{
+    BudgetCheck check;
+    check.budget = problem.latencyBudgetS;
+    if (measured.latencyMs)
+        check.measured = measured.latencyMs->p99 / 1000.0;
+    return check;
+}
+
+BudgetCheck powerCheck(const ConcurrentProblem &problem, const ConcurrentMeasurement &measured)
+{
+    return {problem.powerBudgetW, measured.powerMedianW};
+}
+
 ConcurrentOutcome formulasFromMeasured(const ConcurrentProblem &problem,
                                        const ConcurrentMeasurement &measured, int batch)
 {

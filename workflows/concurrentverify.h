@@ -67,6 +67,20 @@ struct VerificationOutcome
 ConcurrentOutcome formulasFromMeasured(const ConcurrentProblem &problem,
                                        const ConcurrentMeasurement &measured, int batch);
 
+// A measured value of a run against its budget: the latency by the p99 of the requests (s), the
+// power by its median (W). Not judged without a budget (0) or a measurement.
+struct BudgetCheck
+{
+    double budget = 0;
+    std::optional<double> measured;
+
+    bool judged() const { return budget > 0 && measured.has_value(); }
+    bool met() const { return judged() && *measured <= budget; }
+    double over() const { return judged() ? *measured - budget : 0.0; }
+};
+BudgetCheck latencyCheck(const ConcurrentProblem &problem, const ConcurrentMeasurement &measured);
+BudgetCheck powerCheck(const ConcurrentProblem &problem, const ConcurrentMeasurement &measured);
+
 struct VerificationCallbacks
 {
     std::function<void(const QString &)> phase;  // "applying 12c/...", "warming up", ...

@@ -263,6 +263,13 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
             {QStringLiteral("power_budget_w"),
              request.problem.powerBudgetW > 0 ? QJsonValue(request.problem.powerBudgetW)
                                               : QJsonValue()}};
+        for (const auto &[key, check] :
+             {std::pair {QStringLiteral("latency_met"),
+                         workflows::latencyCheck(request.problem, m)},
+              std::pair {QStringLiteral("power_met"), workflows::powerCheck(request.problem, m)}}) {
+            if (check.judged())
+                object.insert(key, check.met());
+        }
         if (request.predicted)
             object.insert(
                 QStringLiteral("predicted_cost"),
@@ -337,6 +344,22 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
                     .arg(m.overruns)
                     .arg(num(m.maxOverrunMs, 1))
                     .arg(m.backlog));
+    const workflows::BudgetCheck latency = workflows::latencyCheck(request.problem, m);
+    const workflows::BudgetCheck power = workflows::powerCheck(request.problem, m);
+    if (latency.judged())
+        output.line(QStringLiteral("latency budget %1 s: %2 (p99 %3 s)")
+                        .arg(latency.budget)
+                        .arg(latency.met()
+                                 ? QStringLiteral("met")
+                                 : QStringLiteral("broken by %1 s").arg(latency.over(), 0, 'f', 3))
+                        .arg(*latency.measured, 0, 'f', 3));
+    if (power.judged())
+        output.line(QStringLiteral("power budget %1 W: %2 (median %3 W)")
+                        .arg(power.budget)
+                        .arg(power.met()
+                                 ? QStringLiteral("met")
+                                 : QStringLiteral("broken by %1 W").arg(power.over(), 0, 'f', 1))
+                        .arg(*power.measured, 0, 'f', 1));
     output.line(
         o.modeKept
             ? QStringLiteral("%1 keeps %2").arg(device.address, mode->toShort())

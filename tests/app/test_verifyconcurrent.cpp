@@ -187,6 +187,9 @@ private Q_SLOTS:
         QVERIFY2(result.exitCode == 0, qPrintable(result.err + result.out));
         QVERIFY2(result.out.contains(QStringLiteral("predicted")), qPrintable(result.out));
         QVERIFY(result.out.contains(QStringLiteral("latency p99 (ms)")));
+        QVERIFY2(result.out.contains(QStringLiteral("latency budget 1 s: met")) &&
+                     result.out.contains(QStringLiteral("power budget 60 W: met")),
+                 qPrintable(result.out));
         QVERIFY(result.out.contains(QStringLiteral("is back in 12c/2.20C/1.30G/3.20M")));
     }
 

@@ -97,6 +97,23 @@ private Q_SLOTS:
         QCOMPARE(done->errorKind(), ErrorKind::BadInput);
     }
 
+    void judgesTheRunAgainstItsBudgets()
+    {
+        ConcurrentMeasurement measured;
+        const ConcurrentProblem problem {60, 0.5, 25};
+        // Nothing answered yet, no power reported: nothing to judge.
+        QVERIFY(!workflows::latencyCheck(problem, measured).judged());
+        QVERIFY(!workflows::powerCheck(problem, measured).judged());
+        measured.latencyMs = LatencyPercentiles {300, 480, 520, 560};
+        measured.powerMedianW = 24.0;
+        const workflows::BudgetCheck latency = workflows::latencyCheck(problem, measured);
+        QVERIFY(latency.judged() && !latency.met());  // p99 0.52 s over 0.5 s
+        QVERIFY(std::abs(latency.over() - 0.02) < 1e-9);
+        QVERIFY(workflows::powerCheck(problem, measured).met());
+        // No budget: not judged, whatever was measured.
+        QVERIFY(!workflows::powerCheck({60, 0.5, 0}, measured).judged());
+    }
+
     void reportsProgressAndTheOutcome()
     {
         VerificationRequest r = request();
