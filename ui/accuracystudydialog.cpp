@@ -495,20 +495,15 @@ void AccuracyStudyDialog::chooseCsvFile()
 
 void AccuracyStudyDialog::exportCsv(const QString &path)
 {
-    m_tasks->run(
-        QStringLiteral("export"),
-        [path, rows = m_rows](const TaskContext &) {
-            QString error;
-            const bool ok = ViewExport::writeFile(path, workflows::accuracyRowsCsv(rows), &error);
-            return std::make_pair(ok, error);
-        },
-        [this, path](const std::pair<bool, QString> &outcome) {
-            m_status->setText(outcome.first ? tr("Saved %1").arg(path) : outcome.second);
+    ViewExport::writeFileInBackground(
+        *m_tasks, path, [rows = m_rows] { return workflows::accuracyRowsCsv(rows); },
+        [this](const ViewExport::SavedFile &saved) {
+            m_status->setText(saved.ok() ? tr("Saved %1").arg(saved.path) : saved.error);
             m_status->setVisible(true);
-            if (outcome.first)
-                Q_EMIT exported(path);
+            if (saved.ok())
+                Q_EMIT exported(saved.path);
             else
-                Q_EMIT failed(outcome.second);
+                Q_EMIT failed(saved.error);
         });
 }
 

@@ -23,7 +23,6 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -643,19 +642,13 @@ bool ComparePanel::exportCharts(const QString &path, QString *error) const
 
 void ComparePanel::exportCsv(const QString &path)
 {
-    m_tasks->run(
-        QStringLiteral("export"),
-        [path, text = csv()](const TaskContext &) {
-            QSaveFile file(path);
-            const bool ok =
-                file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
-            return ok ? QString() : file.errorString();
-        },
-        [this, path](const QString &error) {
-            if (error.isEmpty())
-                Q_EMIT exported(path);
+    ViewExport::writeFileInBackground(
+        *m_tasks, path, [text = csv()] { return text; },
+        [this](const ViewExport::SavedFile &saved) {
+            if (saved.ok())
+                Q_EMIT exported(saved.path);
             else
-                Q_EMIT failed(tr("Could not write %1: %2").arg(path, error));
+                Q_EMIT failed(tr("Could not write %1").arg(saved.error));
         });
 }
 

@@ -1,14 +1,13 @@
 #include "concurrentchart.h"
 
 #include "chartstyle.h"
+#include "viewexport.h"
 
-#include <QFileInfo>
 #include <QGraphicsLayout>
 #include <QHelpEvent>
 #include <QLegend>
 #include <QMouseEvent>
 #include <QScatterSeries>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -309,43 +308,9 @@ void ConcurrentChart::changeEvent(QEvent *event)
 
 bool ConcurrentChart::exportTo(const QString &path, QString *error)
 {
-    const auto fail = [error](const QString &message) {
-        if (error)
-            *error = message;
-        return false;
-    };
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    const QSize size = viewport()->size();
-    const QRectF target(QPointF(0, 0), QSizeF(size));
     m_overlay->setHover(false, QPointF());  // the hover ring is not part of the picture
-    if (suffix == QLatin1String("png")) {
-        const qreal dpr = devicePixelRatioF();
-        QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(dpr);
-        image.fill(palette().color(QPalette::Window));
-        {
-            QPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing);
-            render(&painter, target, viewport()->rect());
-        }
-        return image.save(path, "PNG") || fail(tr("Could not write %1").arg(path));
-    }
-    if (suffix == QLatin1String("svg")) {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(), size));
-        generator.setTitle(tr("Training throughput and power of each mode and inference batch"));
-        generator.setDescription(tr("Exported from PowerTrain Workbench"));
-        QPainter painter;
-        if (!painter.begin(&generator))
-            return fail(tr("Could not write %1").arg(path));
-        painter.setRenderHint(QPainter::Antialiasing);
-        render(&painter, target, viewport()->rect());
-        painter.end();
-        return QFileInfo(path).size() > 0 || fail(tr("Could not write %1").arg(path));
-    }
-    return fail(tr("%1: unknown picture format; use .png or .svg").arg(path));
+    return ViewExport::writeChartView(
+        this, path, tr("Training throughput and power of each mode and inference batch"), error);
 }
 
 }  // namespace ptwb::ui

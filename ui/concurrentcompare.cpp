@@ -381,18 +381,14 @@ bool ConcurrentComparePanel::exportCharts(const QString &path, QString *error) c
 
 void ConcurrentComparePanel::exportCsv(const QString &path)
 {
-    m_tasks->run(
-        QStringLiteral("export"),
-        [path, text = csv()](const TaskContext &) {
-            QString error;
-            return ViewExport::writeFile(path, text, &error) ? QString() : error;
-        },
-        [this, path](const QString &error) {
-            showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error);
-            if (error.isEmpty())
-                Q_EMIT exported(path);
+    ViewExport::writeFileInBackground(
+        *m_tasks, path, [text = csv()] { return text; },
+        [this](const ViewExport::SavedFile &saved) {
+            showStatus(saved.ok() ? tr("Saved %1").arg(saved.path) : saved.error);
+            if (saved.ok())
+                Q_EMIT exported(saved.path);
             else
-                Q_EMIT failed(error);
+                Q_EMIT failed(saved.error);
         });
 }
 

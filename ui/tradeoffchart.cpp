@@ -1,7 +1,8 @@
 #include "tradeoffchart.h"
 
+#include "viewexport.h"
+
 #include <QApplication>
-#include <QFileInfo>
 #include <QGraphicsLayout>
 #include <QKeyEvent>
 #include <QLegend>
@@ -11,7 +12,6 @@
 #include <QRegularExpression>
 #include <QRubberBand>
 #include <QScatterSeries>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QWheelEvent>
@@ -392,47 +392,8 @@ void TradeoffChart::changeEvent(QEvent *event)
 
 bool TradeoffChart::exportTo(const QString &path, QString *error)
 {
-    const auto fail = [error](const QString &message) {
-        if (error)
-            *error = message;
-        return false;
-    };
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    const QSize size = viewport()->size();
-    const QRectF target(QPointF(0, 0), QSizeF(size));
     m_overlay->setHover(false, QPointF());  // the hover ring is not part of the picture
-    if (suffix == QLatin1String("png")) {
-        const qreal dpr = devicePixelRatioF();
-        QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(dpr);
-        image.fill(palette().color(QPalette::Window));
-        {
-            QPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing);
-            render(&painter, target, viewport()->rect());
-        }
-        if (!image.save(path, "PNG"))
-            return fail(tr("Could not write %1").arg(path));
-        return true;
-    }
-    if (suffix == QLatin1String("svg")) {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(), size));
-        generator.setTitle(tr("Power and time of each mode"));
-        generator.setDescription(tr("Exported from PowerTrain Workbench"));
-        QPainter painter;
-        if (!painter.begin(&generator))
-            return fail(tr("Could not write %1").arg(path));
-        painter.setRenderHint(QPainter::Antialiasing);
-        render(&painter, target, viewport()->rect());
-        painter.end();
-        if (QFileInfo(path).size() == 0)
-            return fail(tr("Could not write %1").arg(path));
-        return true;
-    }
-    return fail(tr("%1: unknown picture format; use .png or .svg").arg(path));
+    return ViewExport::writeChartView(this, path, tr("Power and time of each mode"), error);
 }
 
 }  // namespace ptwb::ui

@@ -1,7 +1,11 @@
 #include "viewexport.h"
 
+#include "backgroundtasks.h"
+
 #include <QAbstractItemView>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QPainter>
 #include <QSaveFile>
@@ -71,6 +75,47 @@ bool writeFile(const QString &path, const QByteArray &data, QString *error)
     return true;
 }
 
+bool writeChartView(QGraphicsView *view, const QString &path, const QString &svgTitle,
+                    QString *error)
+{
+    const auto fail = [error](const QString &message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const QSize size = view->viewport()->size();
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    if (suffix == QLatin1String("png")) {
+        const qreal dpr = view->devicePixelRatioF();
+        QImage image(size * dpr, QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(dpr);
+        image.fill(view->palette().color(QPalette::Window));
+        {
+            QPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            view->render(&painter, target, view->viewport()->rect());
+        }
+        return image.save(path, "PNG") || fail(QObject::tr("Could not write %1").arg(path));
+    }
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(), size));
+        generator.setTitle(svgTitle);
+        generator.setDescription(QObject::tr("Exported from PowerTrain Workbench"));
+        QPainter painter;
+        if (!painter.begin(&generator))
+            return fail(QObject::tr("Could not write %1").arg(path));
+        painter.setRenderHint(QPainter::Antialiasing);
+        view->render(&painter, target, view->viewport()->rect());
+        painter.end();
+        return QFileInfo(path).size() > 0 || fail(QObject::tr("Could not write %1").arg(path));
+    }
+    return fail(QObject::tr("%1: unknown picture format; use .png or .svg").arg(path));
+}
+
 bool writeImage(QWidget *widget, const QString &path, QString *error)
 {
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
@@ -97,20 +142,35 @@ bool writeImage(QWidget *widget, const QString &path, QString *error)
     return true;
 }
 
-std::optional<SavedImage> chooseAndWriteCharts(QWidget *charts, const QString &suggestedName,
-                                               QLabel *status)
+std::optional<SavedFile> chooseAndWriteCharts(QWidget *charts, const QString &suggestedName,
+                                              QLabel *status)
 {
     const QString path =
         QFileDialog::getSaveFileName(charts, QObject::tr("Export the charts"), suggestedName,
                                      QObject::tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty())
         return std::nullopt;
-    SavedImage saved {path, {}};
+    SavedFile saved {path, {}};
     if (!writeImage(charts, path, &saved.error) && saved.error.isEmpty())
         saved.error = QObject::tr("Could not write %1").arg(path);
     status->setText(saved.ok() ? QObject::tr("Saved %1").arg(path) : saved.error);
     status->setVisible(true);
     return saved;
+}
+
+void writeFileInBackground(BackgroundTasks &tasks, const QString &path,
+                           std::function<QByteArray()> data,
+                           std::function<void(const SavedFile &)> done)
+{
+    tasks.run(
+        QStringLiteral("export"),
+        [path, data = std::move(data)](const TaskContext &) {
+            QString error;
+            return writeFile(path, data(), &error) ? QString() : error;
+        },
+        [path, done = std::move(done)](const QString &error) {
+            done({path, error});
+        });
 }
 
 }  // namespace ptwb::ui::ViewExport
