@@ -3,8 +3,6 @@
 #include "devicework.h"
 
 #include "devicetargets.h"
-#include "modes/devicespec.h"
-#include "modes/modespace.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
@@ -114,39 +112,32 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
     const int seconds = parser.value(QStringLiteral("confirm-within")).toInt(&ok);
     if (!ok || seconds < 5 || seconds > 3600)
         return output.badUsage(QStringLiteral("--confirm-within: expected 5..3600 seconds"));
-    const Expected<QVector<workflows::DeviceEndpoint>> targets = targetDevices(parser, 1.0);
-    if (!targets)
-        return output.fail(targets);
-    if (targets->size() != 1)
-        return output.badUsage(QStringLiteral("--target: apply takes one device"));
-    const workflows::DeviceEndpoint &device = targets->first();
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(device.kind);
-    if (!spec)
-        return output.fail(spec.error(), ErrorKind::BadInput);
-    Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
-    if (!mode)
-        return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
+    const Expected<TargetAndMode> target = oneTargetAndMode(parser, 1.0, name());
+    if (!target)
+        return output.fail(target);
+    const workflows::DeviceEndpoint &device = target->device;
+    const PowerMode &mode = target->mode;
     // The deadline as the desktop sees it: a simulated device may run its clock faster (apply
     // runs no workload, so its simulated device keeps real time unless told otherwise).
     const double speed = parser.isSet(QStringLiteral("sim-speed"))
         ? parser.value(QStringLiteral("sim-speed")).toDouble()
         : 1.0;
 
-    const Expected<PowerMode> previousMode = applyWithRevert(device, *mode, seconds, speed, output);
+    const Expected<PowerMode> previousMode = applyWithRevert(device, mode, seconds, speed, output);
     if (!previousMode)
         return output.fail(previousMode);
     const PowerMode &previous = *previousMode;
     if (output.json()) {
-        output.object({{QStringLiteral("mode"), mode->toCanonical()},
+        output.object({{QStringLiteral("mode"), mode.toCanonical()},
                        {QStringLiteral("previous"), previous.toCanonical()},
                        {QStringLiteral("confirmed"), true},
-                       {QStringLiteral("changed"), previous != *mode},
+                       {QStringLiteral("changed"), previous != mode},
                        {QStringLiteral("target"), device.address}});
-    } else if (previous == *mode) {
-        output.line(QStringLiteral("%1 is already in %2").arg(device.address, mode->toCanonical()));
+    } else if (previous == mode) {
+        output.line(QStringLiteral("%1 is already in %2").arg(device.address, mode.toCanonical()));
     } else {
         output.line(QStringLiteral("%1 now runs %2 (%3), confirmed")
-                        .arg(device.address, mode->toCanonical(), mode->toShort()));
+                        .arg(device.address, mode.toCanonical(), mode.toShort()));
     }
     return kExitOk;
 }

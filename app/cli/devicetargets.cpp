@@ -1,5 +1,6 @@
 #include "devicetargets.h"
 
+#include "modes/modespace.h"
 #include "terminalprompts.h"
 
 namespace ptwb::cli {
@@ -69,6 +70,27 @@ Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLinePar
     options.prompts =
         std::make_shared<TerminalPrompts>(parser.isSet(QStringLiteral("accept-new-host-key")));
     return workflows::fleet(parser.values(QStringLiteral("target")), options);
+}
+
+Expected<TargetAndMode> oneTargetAndMode(const QCommandLineParser &parser, double defaultSpeed,
+                                         const QString &command)
+{
+    using Result = Expected<TargetAndMode>;
+    const Expected<QVector<workflows::DeviceEndpoint>> targets =
+        targetDevices(parser, defaultSpeed);
+    if (!targets)
+        return passOn<Result>(targets);
+    if (targets->size() != 1)
+        return Result::failure(QStringLiteral("--target: %1 takes one device").arg(command),
+                               ErrorKind::BadInput);
+    const workflows::DeviceEndpoint &device = targets->first();
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(device.kind);
+    if (!spec)
+        return Result::failure(spec.error(), ErrorKind::BadInput);
+    const Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
+    if (!mode)
+        return Result::failure(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
+    return TargetAndMode {device, *mode};
 }
 
 }  // namespace ptwb::cli

@@ -2,6 +2,7 @@
 
 #include "command.h"
 #include "deviceendpoint.h"
+#include "modes/powermode.h"
 
 namespace ptwb::cli {
 
@@ -15,5 +16,16 @@ void addSshOptions(QCommandLineParser &parser);
 // `defaultSpeed` is the simulator's clock when --sim-speed is not given.
 Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLineParser &parser,
                                                            double defaultSpeed);
+
+// One device of --target and the --mode it should run, read with that device kind's table
+// (ptwb apply, ptwb verify-concurrent); `command` names the command in the error for several
+// devices. Errors are bad input that name their option.
+struct TargetAndMode
+{
+    workflows::DeviceEndpoint device;
+    PowerMode mode;
+};
+Expected<TargetAndMode> oneTargetAndMode(const QCommandLineParser &parser, double defaultSpeed,
+                                         const QString &command);
 
 }  // namespace ptwb::cli

@@ -4,8 +4,6 @@
 #include "concurrentstudy.h"
 #include "concurrentverify.h"
 #include "devicetargets.h"
-#include "modes/devicespec.h"
-#include "modes/modespace.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
 
@@ -168,20 +166,13 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
     if (!checked)
         return output.fail(checked);
 
-    const Expected<QVector<workflows::DeviceEndpoint>> targets =
-        targetDevices(parser, SimulatorOptions().speed);
-    if (!targets)
-        return output.fail(targets);
-    if (targets->size() != 1)
-        return output.badUsage(QStringLiteral("--target: verify-concurrent takes one device"));
-    const workflows::DeviceEndpoint &device = targets->first();
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(device.kind);
-    if (!spec)
-        return output.fail(spec.error(), ErrorKind::BadInput);
-    Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));
-    if (!mode)
-        return output.fail(QStringLiteral("--mode: %1").arg(mode.error()), ErrorKind::BadInput);
-    request.mode = *mode;
+    const Expected<TargetAndMode> target =
+        oneTargetAndMode(parser, SimulatorOptions().speed, name());
+    if (!target)
+        return output.fail(target);
+    const workflows::DeviceEndpoint &device = target->device;
+    const PowerMode &mode = target->mode;
+    request.mode = mode;
 
     // Predictions from the store, when one is named: the device's built-in networks stand in
     // for the stored workloads, whose names may differ (--stored-train, --stored-infer).
@@ -199,7 +190,7 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
                                            stored("stored-infer", request.inferWorkload));
         if (!space)
             return output.fail(space);
-        const Expected<PairCost> cost = workflows::predictedCost(*space, *mode, request.inferBatch);
+        const Expected<PairCost> cost = workflows::predictedCost(*space, mode, request.inferBatch);
         if (!cost)
             return output.fail(cost);
         request.predicted = *cost;
@@ -244,7 +235,7 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
     if (output.json()) {
         QJsonObject object {
             {QStringLiteral("target"), device.address},
-            {QStringLiteral("mode"), mode->toCanonical()},
+            {QStringLiteral("mode"), mode.toCanonical()},
             {QStringLiteral("previous"), o.previousMode.toCanonical()},
             {QStringLiteral("kept"), o.modeKept},
             {QStringLiteral("train"), request.trainWorkload},
@@ -296,16 +287,15 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
                         .arg(budgetText, 8)
                         .remove(QRegularExpression(QStringLiteral("\\s+$"))));
     };
-    output.line(
-        QStringLiteral("%1 at %2 (%3): %4 training (batch %5) while serving %6 at %7 "
-                       "requests/s in batches of %8 (cycle %9 s), %10 s")
-            .arg(device.address, mode->toShort(), mode->toCanonical(), request.trainWorkload)
-            .arg(request.trainBatch)
-            .arg(request.inferWorkload)
-            .arg(request.arrivalRate)
-            .arg(request.inferBatch)
-            .arg(num(cycleS, 3))
-            .arg(num(m.runSeconds, 1)));
+    output.line(QStringLiteral("%1 at %2 (%3): %4 training (batch %5) while serving %6 at %7 "
+                               "requests/s in batches of %8 (cycle %9 s), %10 s")
+                    .arg(device.address, mode.toShort(), mode.toCanonical(), request.trainWorkload)
+                    .arg(request.trainBatch)
+                    .arg(request.inferWorkload)
+                    .arg(request.arrivalRate)
+                    .arg(request.inferBatch)
+                    .arg(num(cycleS, 3))
+                    .arg(num(m.runSeconds, 1)));
     const ConcurrentOutcome &f = o.fromMeasuredTimes;
     const QString predictedLatency = o.predicted ? num(o.predicted->latencyS * 1000, 1) : QString();
     row(QString(), QStringLiteral("measured"), QStringLiteral("formula"),
@@ -362,7 +352,7 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
                         .arg(*power.measured, 0, 'f', 1));
     output.line(
         o.modeKept
-            ? QStringLiteral("%1 keeps %2").arg(device.address, mode->toShort())
+            ? QStringLiteral("%1 keeps %2").arg(device.address, mode.toShort())
             : QStringLiteral("%1 is back in %2").arg(device.address, o.previousMode.toShort()));
     return kExitOk;
 }
