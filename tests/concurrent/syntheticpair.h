@@ -2,6 +2,7 @@
 
 #include "concurrent/concurrentdata.h"
 #include "predict/synthetic.h"
+#include "store/store.h"
 
 // The concurrent study's grid on AGX Orin (cores 4/8/12, 7 CPU, 7 GPU and 3 memory clocks: 441
 // modes) with a synthetic training workload and a synthetic inference workload at batch sizes
@@ -57,4 +58,22 @@ inline ptwb::ConcurrentData syntheticPair(double gpuWeight = 0.7, double perRequ
     return ptwb::ConcurrentData::join(syntheticTraining(gpuWeight), syntheticInference(perRequest),
                                       QStringLiteral("train"), QStringLiteral("infer"))
         .value();
+}
+
+// The synthetic pair in a store as `ptwb import` would leave it: device `agx` (orin-agx), the
+// training workload as `train` and the inference workload as `infer`.
+inline bool storeSyntheticPair(const QString &path, const QString &train, const QString &infer)
+{
+    auto store = ptwb::Store::open(path);
+    if (!store)
+        return false;
+    return (*store)
+               ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), train,
+                           QStringLiteral("train.csv"), QStringLiteral("train"),
+                           syntheticTraining())
+               .ok() &&
+        (*store)
+            ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), infer,
+                        QStringLiteral("infer.csv"), QStringLiteral("infer"), syntheticInference())
+            .ok();
 }

@@ -36,24 +36,6 @@ namespace {
 const QString kTrain = QStringLiteral("trainer");
 const QString kInfer = QStringLiteral("server");
 
-// The synthetic pair of the concurrent study's tests (441 modes x 5 batch sizes, every pair
-// measured) in a store, as `ptwb import` would leave it.
-bool storeSyntheticPair(const QString &path)
-{
-    auto store = Store::open(path);
-    if (!store)
-        return false;
-    return (*store)
-               ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), kTrain,
-                           QStringLiteral("train.csv"), QStringLiteral("train"),
-                           syntheticTraining())
-               .ok() &&
-        (*store)
-            ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), kInfer,
-                        QStringLiteral("infer.csv"), QStringLiteral("infer"), syntheticInference())
-            .ok();
-}
-
 ConcurrentSpace loadDirectly(const QString &path, const QString &train, const QString &infer)
 {
     auto store = Store::open(path);
@@ -131,7 +113,7 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
         m_db = m_root.filePath(QStringLiteral("pair.sqlite"));
-        QVERIFY(storeSyntheticPair(m_db));
+        QVERIFY(storeSyntheticPair(m_db, kTrain, kInfer));
     }
 
     void pickIsWhatCoreChooses()

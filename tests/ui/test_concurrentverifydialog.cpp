@@ -35,22 +35,6 @@ namespace {
 const QString kTrain = QStringLiteral("trainer");
 const QString kInfer = QStringLiteral("server");
 
-bool storeSyntheticPair(const QString &path)
-{
-    auto store = Store::open(path);
-    if (!store)
-        return false;
-    return (*store)
-               ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), kTrain,
-                           QStringLiteral("train.csv"), QStringLiteral("train"),
-                           syntheticTraining())
-               .ok() &&
-        (*store)
-            ->addImport(QStringLiteral("agx"), QStringLiteral("orin-agx"), kInfer,
-                        QStringLiteral("infer.csv"), QStringLiteral("infer"), syntheticInference())
-            .ok();
-}
-
 // The first number of a cell ("12.50 (n=5)" is 12.5); NaN when empty.
 double number(const ConcurrentVerifyTable *table, ConcurrentVerifyTable::Row row,
               ConcurrentVerifyTable::Column column)
@@ -136,7 +120,7 @@ private Q_SLOTS:
         QSettings().clear();
         QVERIFY(m_root.isValid());
         m_db = m_root.filePath(QStringLiteral("pair.sqlite"));
-        QVERIFY(storeSyntheticPair(m_db));
+        QVERIFY(storeSyntheticPair(m_db, kTrain, kInfer));
     }
 
     void init()
