@@ -71,6 +71,7 @@ ConcurrentComparePanel::ConcurrentComparePanel(QWidget *parent)
     , m_job(m_progress, m_cancelButton, m_status)
 {
     m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);  // errors name files and workloads: shown as they are
     addViewAction(this, m_runAction, m_runButton, QKeySequence(Qt::CTRL | Qt::Key_Return),
                   tr("Evaluate the checked strategies on every problem of the grid (Ctrl+Enter)"),
                   &ConcurrentComparePanel::run);

@@ -273,7 +273,8 @@ void ConcurrentExplorer::loadSpace()
     const QString inference = inferenceWorkload();
     if (training.isEmpty() || inference.isEmpty() || m_dbPath.isEmpty())
         return;
-    m_source->setText(tr("<i>Loading %1 with %2…</i>").arg(training, inference));
+    m_source->setText(
+        tr("<i>Loading %1 with %2…</i>").arg(training.toHtmlEscaped(), inference.toHtmlEscaped()));
     m_tasks->run(
         QStringLiteral("space"),
         [path = m_dbPath, device = m_training->currentData(kDeviceRole).toString(), training,
@@ -320,7 +321,7 @@ void ConcurrentExplorer::setSpace(std::shared_ptr<const ConcurrentSpace> space)
     const QVector<int> &batches = s.data().batches;
     m_source->setText(
         tr("<b>%1</b>: %2 pairs (%3 modes × batch sizes %4), %5 measured, the rest predicted")
-            .arg(s.training().device(), locale.toString(s.pairCount()),
+            .arg(s.training().device().toHtmlEscaped(), locale.toString(s.pairCount()),
                  locale.toString(s.data().modes.size()),
                  batches.size() > 1
                      ? QStringLiteral("%1–%2").arg(batches.first()).arg(batches.last())
