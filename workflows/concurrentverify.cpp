@@ -3,6 +3,7 @@
 #include "concurrent/concurrentspace.h"
 #include "deviceclient.h"
 #include "transport.h"
+#include "util/printable.h"
 
 #include <QTimer>
 
@@ -17,6 +18,7 @@ constexpr double kMaxRequests = 200000;
 constexpr int kMaxBatch = 4096;
 constexpr double kMaxDurationS = 3000;  // leaves the armed revert room within its 3600 s
 constexpr double kRevertMarginS = 600;  // warm-up (model build, CUDA start) and the restore
+constexpr int kMaxDeviceMessage = 500;  // characters of a device's error shown
 constexpr int kRunTimeoutMs = 300000;  // without a line from the run: warm-up on a slow device
 
 }  // namespace
@@ -278,9 +280,11 @@ void VerificationRun::onRunFinished(bool ok, const QJsonObject &result, const QS
                                     const QString &message)
 {
     if (!ok) {
+        // The device's words reach a terminal and a dialog: bounded, no control characters.
+        const QString said = printable(message, kMaxDeviceMessage);
         if (code == QLatin1String("disconnected") || code == QLatin1String("timeout")) {
             fail(QStringLiteral("%1: %2%3")
-                     .arg(m_device.address, message,
+                     .arg(m_device.address, said,
                           m_armed ? QStringLiteral("; the device restores %1 by itself at the "
                                                    "armed deadline")
                                         .arg(m_previous.toShort())
@@ -289,7 +293,8 @@ void VerificationRun::onRunFinished(bool ok, const QJsonObject &result, const QS
         }
         restoreThen(m_cancelled && code == QLatin1String("stopped")
                         ? QStringLiteral("cancelled")
-                        : QStringLiteral("run_concurrent: %1: %2").arg(code, message));
+                        : QStringLiteral("run_concurrent: %1: %2")
+                              .arg(printable(code, kMaxDeviceMessage), said));
         return;
     }
     const Expected<ConcurrentMeasurement> measured = ConcurrentMeasurement::fromResult(result);
