@@ -331,6 +331,14 @@ def stats(values, ndigits=4):
             "q3": round(quantile(v, 0.75), ndigits)}
 
 
+def stats_with_max(values, ndigits=4):
+    """stats() plus "max", the largest value rounded alike (None without values): the peak a
+    power cap must allow for, beside the median (and the slowest minibatch beside the typical)."""
+    out = stats(values, ndigits)
+    out["max"] = round(max(values), ndigits) if values else None
+    return out
+
+
 def window_settled(values, tolerance):
     """True when every value lies within tolerance (relative) of the values' median."""
     if not values:
@@ -386,7 +394,8 @@ def select_clean(minibatches, samples, settle_t):
     is clean when it is not the first and ended at or after that start. Power is the samples
     in [start, end of the last clean minibatch] (falling back to every sample from start on).
     Samples taken before the end of the first minibatch, when the workload was not training
-    yet, are never used: with none left, power_w is null.
+    yet, are never used: with none left, power_w is null. Each has its median, quartiles and
+    max (the largest clean minibatch time, the largest power sample of the same window).
     """
     start = clean_start(minibatches, settle_t)
     if start is None:
@@ -398,8 +407,8 @@ def select_clean(minibatches, samples, settle_t):
         if not pw:
             pw = [w for (t, w) in samples if t >= start]
     return {
-        "time_ms": stats([mb[1] for mb in clean], 3),
-        "power_w": stats(pw, 4),
+        "time_ms": stats_with_max([mb[1] for mb in clean], 3),
+        "power_w": stats_with_max(pw, 4),
         "minibatches": len(clean),
         "discarded": len(minibatches) - len(clean),
     }
@@ -1958,7 +1967,7 @@ class Agent(object):
             "backlog": sched.backlog,
             "train_ms": stats(sched.train_ms, 3),
             "infer_ms": stats(sched.infer_ms, 3),
-            "power_w": dict(stats(pw, 4), max=round(max(pw), 4) if pw else None),
+            "power_w": stats_with_max(pw, 4),
             "samples": len(pw),
             "mode": self.dev.get_mode(),
             "boot_id": self.dev._read("proc/sys/kernel/random/boot_id"),

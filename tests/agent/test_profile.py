@@ -90,7 +90,7 @@ class ProfileTest(AgentTestCase):
         self.assertTrue(len(clean) <= r["minibatches"] <= len(clean_or_tie), (r, mbs))
         self.assertEqual(r["discarded"], 30 - r["minibatches"])
         self.assertGreaterEqual(r["discarded"], 1)
-        self.assertEqual(r["power_w"], {"median": 23.0, "q1": 23.0, "q3": 23.0})
+        self.assertEqual(r["power_w"], {"median": 23.0, "q1": 23.0, "q3": 23.0, "max": 23.0})
         self.assertTrue(400.0 <= r["time_ms"]["median"] <= 402.0)
         self.assertEqual(r["mode"]["gpu_hz"], 1300500000)
         self.assertEqual(r["boot_id"], "0b6f4b7e-5d8c-4a57-9a3a-0d2c1e7f7a11")
@@ -112,7 +112,7 @@ class ProfileTest(AgentTestCase):
         settled = [e for e in ev if e["event"] == "settled"]
         self.assertEqual(len(settled), 1)
         self.assertAlmostEqual(settled[0]["t_s"], r["settle_s"])
-        self.assertEqual(r["power_w"], {"median": 40.0, "q1": 40.0, "q3": 40.0})
+        self.assertEqual(r["power_w"], {"median": 40.0, "q1": 40.0, "q3": 40.0, "max": 40.0})
         self.assertEqual(r["time_ms"]["median"], 100.0)
 
     def test_command_workload_cut_at_minibatches(self):

@@ -103,11 +103,25 @@ class SettleTest(unittest.TestCase):
         r = A.select_clean(mbs, samples, 2.0)
         self.assertEqual(r["minibatches"], 5)
         self.assertEqual(r["discarded"], 4)
-        self.assertEqual(r["time_ms"], {"median": 320.0, "q1": 310.0, "q3": 330.0})
+        self.assertEqual(r["time_ms"], {"median": 320.0, "q1": 310.0, "q3": 330.0, "max": 340.0})
         # power samples with 2.0 <= t <= 3.5: i = 20..35 -> values 20 + i % 3
         pw = sorted(20.0 + (i % 3) for i in range(20, 36))
         self.assertEqual(r["power_w"]["median"], round(A.quantile(pw, 0.5), 4))
         self.assertEqual(r["power_w"]["q1"], round(A.quantile(pw, 0.25), 4))
+        self.assertEqual(r["power_w"]["max"], 22.0)
+
+    def test_clean_window_max_is_the_peak_of_that_window_only(self):
+        # training power 30 W with one 41.23456 W peak inside the clean window; a 55 W spike
+        # during warm-up (before the first minibatch ended) and one after the last clean
+        # minibatch must not count: max is the peak a power cap must allow for while training
+        mbs = [(0, 900.0, 1.0), (1, 400.0, 1.4), (2, 450.5, 1.8), (3, 410.0, 2.2)]
+        samples = [(0.5, 55.0), (1.1, 30.0), (1.3, 30.2), (1.5, 41.23456), (1.7, 29.8),
+                   (2.0, 30.1), (2.2, 30.0), (2.3, 60.0)]
+        r = A.select_clean(mbs, samples, None)
+        self.assertEqual(r["power_w"]["max"], 41.2346)       # rounded to 4 digits like the rest
+        self.assertEqual(r["power_w"]["median"], 30.05)
+        self.assertGreater(r["power_w"]["max"], r["power_w"]["q3"])
+        self.assertEqual(r["time_ms"]["max"], 450.5)           # the warm-up's 900 ms is not clean
 
     def test_clean_window_unsettled_uses_all_but_first(self):
         mbs = [(0, 900.0, 0.9), (1, 400.0, 1.3), (2, 420.0, 1.7)]
@@ -151,13 +165,17 @@ class SettleTest(unittest.TestCase):
         mbs = [(0, 900.0, 3.0), (1, 400.0, 3.04), (2, 400.0, 3.08)]
         samples = [(0.1 * i, 18.0) for i in range(30)]
         r = A.select_clean(mbs, samples, None)
-        self.assertEqual(r["power_w"], {"median": None, "q1": None, "q3": None})
+        self.assertEqual(r["power_w"], {"median": None, "q1": None, "q3": None, "max": None})
         self.assertEqual(r["minibatches"], 2)
 
     def test_quantiles(self):
         self.assertEqual(A.stats([4, 1, 3, 2]), {"median": 2.5, "q1": 1.75, "q3": 3.25})
         self.assertEqual(A.stats([7]), {"median": 7, "q1": 7, "q3": 7})
         self.assertEqual(A.stats([])["median"], None)
+        self.assertEqual(A.stats_with_max([4, 1.23456, 3], 2),
+                         {"median": 3, "q1": 2.12, "q3": 3.5, "max": 4})
+        self.assertEqual(A.stats_with_max([]), {"median": None, "q1": None, "q3": None,
+                                                "max": None})
 
 
 class ParserTest(unittest.TestCase):
