@@ -109,20 +109,65 @@ HANDSET_INFERENCE = {
 # Devices relative to the AGX Orin the data was measured on (hand-set, see docs/simulator.md).
 # *_time multiply the time terms of that domain, *_power the dynamic power of that domain;
 # static_w replaces the fitted static power. Frequencies are normalized to each device's own
-# table maximum in the voltage model.
+# table maximum in the voltage model. memory_gib: the memory a training process can use
+# (SIMULATED estimate: CPU and GPU share the module's DRAM, the OS and desktop keep the rest):
+# AGX Orin and AGX Xavier 32 GB (29.8 GiB) -> 28.0 GiB; Orin Nano 8 GB (7.45 GiB) -> 6.0 GiB.
 DEVICES = {
-    "orin-agx": {"description": "measured device (factors 1)"},
+    "orin-agx": {"description": "measured device (factors 1)", "memory_gib": 28.0},
     "xavier-agx": {
         "description": "Volta GPU with 512 CUDA cores (Orin: 2048 Ampere), 8 Carmel cores, "
                        "256-bit LPDDR4x (same bytes per EMC clock as Orin's LPDDR5)",
         "gpu_time": 2.4, "mem_time": 1.0, "cpu_time": 1.35,
         "gpu_power": 0.85, "mem_power": 0.9, "cpu_power": 1.3, "static_w": 7.0,
+        "memory_gib": 28.0,
     },
     "orin-nano": {
         "description": "Ampere GPU with 1024 CUDA cores, 6 A78AE cores, 128-bit LPDDR5 "
                        "(half the bytes per EMC clock)",
         "gpu_time": 2.0, "mem_time": 2.0, "cpu_time": 1.0,
         "gpu_power": 0.3, "mem_power": 0.3, "cpu_power": 0.5, "static_w": 3.0,
+        "memory_gib": 6.0,
+    },
+}
+
+# Training at other batch sizes (issue 17): SIMULATED estimates, not measurements; the numbers
+# and their rationale are in docs/simulator.md, "Batch size (training)". Written into each
+# workload of profiles.json by every run (attach_training_batch), so a refit keeps them.
+#   memory: a training process needs fixed_gib (CUDA context and libraries, weights, gradients,
+#           optimizer state) + batch * per_sample_gib (activations kept for the backward pass)
+#   convergence: samples to reach target_accuracy at batch b are
+#           samples_min * (1 + b / critical_batch) (McCandlish et al. 2018), with the learning
+#           rate base_lr * min(b, critical_batch) / base_lr_batch; dataset_samples: one epoch
+TRAINING_BATCH = {
+    "resnet18": {
+        "memory": {"fixed_gib": 1.8, "per_sample_gib": 0.0385},
+        "convergence": {"target_accuracy": 0.6, "samples_min": 1500000, "critical_batch": 256,
+                        "dataset_samples": 50000, "base_lr": 0.1, "base_lr_batch": 256},
+    },
+    "mobilenet_v3": {
+        "memory": {"fixed_gib": 1.6, "per_sample_gib": 0.045},
+        "convergence": {"target_accuracy": 0.7, "samples_min": 692400, "critical_batch": 128,
+                        "dataset_samples": 23080, "base_lr": 0.05, "base_lr_batch": 128},
+    },
+    "yolo_detect": {
+        "memory": {"fixed_gib": 2.0, "per_sample_gib": 0.085},
+        "convergence": {"target_accuracy": 0.45, "samples_min": 4690640, "critical_batch": 64,
+                        "dataset_samples": 117266, "base_lr": 0.01, "base_lr_batch": 64},
+    },
+    "yolo_v8n": {
+        "memory": {"fixed_gib": 1.7, "per_sample_gib": 0.06},
+        "convergence": {"target_accuracy": 0.3, "samples_min": 7035960, "critical_batch": 128,
+                        "dataset_samples": 117266, "base_lr": 0.01, "base_lr_batch": 64},
+    },
+    "bert_base": {
+        "memory": {"fixed_gib": 3.3, "per_sample_gib": 0.11},
+        "convergence": {"target_accuracy": 0.92, "samples_min": 134698, "critical_batch": 32,
+                        "dataset_samples": 67349, "base_lr": 0.00002, "base_lr_batch": 32},
+    },
+    "lstm": {
+        "memory": {"fixed_gib": 1.7, "per_sample_gib": 0.002},
+        "convergence": {"target_accuracy": 0.24, "samples_min": 398160, "critical_batch": 64,
+                        "dataset_samples": 26544, "base_lr": 1.0, "base_lr_batch": 20},
     },
 }
 
@@ -452,6 +497,14 @@ def derive_handset(workloads):
     return out
 
 
+def attach_training_batch(workloads):
+    """Write TRAINING_BATCH's memory and convergence entries into workloads (in place), so
+    every run of calibrate.py writes them and none drops them."""
+    for name, extra in TRAINING_BATCH.items():
+        if name in workloads:
+            workloads[name].update(json.loads(json.dumps(extra)))
+
+
 def derive_handset_inference(workloads):
     """Attach HANDSET_INFERENCE profiles to their (hand-set) workloads, in place."""
     for name, spec in HANDSET_INFERENCE.items():
@@ -537,6 +590,7 @@ def main(argv=None):
         t_start = time.time()
         profiles = perfmodel.load_profiles(args.profiles)
         fit_all_inference(profiles["workloads"], data, table, verbose=args.verbose)
+        attach_training_batch(profiles["workloads"])
         write_profiles(args.profiles, profiles)
         print("wrote %s in %.0f s" % (args.profiles, time.time() - t_start))
     elif not args.check:
@@ -550,6 +604,7 @@ def main(argv=None):
                                "description": desc, "batch_size": 16, "time": tp, "power": pp}
         workloads.update(derive_handset(workloads))
         fit_all_inference(workloads, data, table, verbose=args.verbose)
+        attach_training_batch(workloads)
         profiles = {
             "_comment": "Parameters of the simulated Jetson's performance model (remote/simulator/"
                         "perfmodel.py, docs/simulator.md). Written by calibrate.py; do not edit "

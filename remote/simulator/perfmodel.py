@@ -36,7 +36,21 @@ INFER_POWER_PARAMS = POWER_PARAMS + ("b_half",)
 
 # Share of the GPU compute and memory terms that does not grow with the minibatch size
 # (per-kernel fixed costs); the data-loading terms grow linearly, the launch term not at all.
+# This fixed share and the fixed launch term are why the time per sample falls with the batch
+# and flattens (a small batch underfills the GPU): no separate underfill term is needed.
 GPU_FIXED_SHARE = 0.25
+
+# Training power within a minibatch (SIMULATED; docs/simulator.md, "Batch size (training)").
+# The model's power is a minibatch average; a reading lands at a random point of a minibatch.
+# For SWING_SHARE of a minibatch (the backward pass's large kernels) the GPU draws more than its
+# average, for as long (the optimizer step, the wait for the next batch) as much less: the
+# readings' median and mean stay at the model's power while their maximum rises above it. The
+# swing is SWING_GPU times the GPU's average power (so it grows with the GPU clock and busy
+# share) times b / (b + SWING_BATCH_HALF) (a small batch runs small kernels that never fill the
+# GPU, so its power varies little within a minibatch).
+SWING_SHARE = 0.05
+SWING_GPU = 0.8
+SWING_BATCH_HALF = 16.0
 
 
 class Mode(object):
@@ -172,6 +186,24 @@ def power_terms(pp, dev, mode, terms=None):
             "total": cpu + gpu + mem + static}
 
 
+def training_swing_w(gpu_w, batch):
+    """How far (W) the power rises above (and falls below) its minibatch average during the
+    peak (dip) phase of a training minibatch of `batch` samples, given the GPU's average power
+    gpu_w: SWING_GPU * gpu_w * b / (b + SWING_BATCH_HALF). See SWING_SHARE."""
+    b = float(batch)
+    return SWING_GPU * gpu_w * b / (b + SWING_BATCH_HALF)
+
+
+def swing_phase(u):
+    """The phase of a reading that lands at fraction u (0 <= u < 1) of a minibatch: +1 in the
+    peak phase, -1 in the dip phase, 0 otherwise (the peak and dip take SWING_SHARE each)."""
+    if u < SWING_SHARE:
+        return 1
+    if u < 2.0 * SWING_SHARE:
+        return -1
+    return 0
+
+
 class PerfModel(object):
     """Minibatch time and power for one device, all workloads of profiles.json."""
 
@@ -253,3 +285,35 @@ class PerfModel(object):
 
     def idle_power_w(self, mode):
         return self.power_split(None, mode)["total"]
+
+    # -- training at other batch sizes (SIMULATED: docs/simulator.md, "Batch size (training)") --
+    def training_swing_w(self, name, mode, batch_size=None):
+        """Within-minibatch power swing (W) of training: the peak phase reads this much above
+        power_w, the dip phase as much below (see SWING_SHARE)."""
+        b = batch_size if batch_size else self._wl(name).get("batch_size", 16)
+        return training_swing_w(self.power_split(name, mode, b)["gpu"], b)
+
+    def training_peak_w(self, name, mode, batch_size=None):
+        """The power of the peak phase (W, before reading noise): power_w + training_swing_w."""
+        return self.power_w(name, mode, batch_size) + self.training_swing_w(name, mode, batch_size)
+
+    def training_memory_gib(self, name, batch_size):
+        """GiB a training process of `batch_size` samples needs: fixed (CUDA context, weights,
+        gradients, optimizer state) plus activations per sample."""
+        mem = self._wl(name)["memory"]
+        return mem["fixed_gib"] + batch_size * mem["per_sample_gib"]
+
+    def memory_gib(self):
+        """GiB of the device's memory a training process can use (the OS keeps the rest)."""
+        return self.dev["memory_gib"]
+
+    def out_of_memory(self, name, batch_size):
+        """The CUDA out-of-memory message of a training batch that does not fit, else None (also
+        when the workload or the device has no memory model)."""
+        if "memory" not in self._wl(name) or "memory_gib" not in self.dev:
+            return None
+        need = self.training_memory_gib(name, batch_size)
+        if need <= self.memory_gib():
+            return None
+        return ("CUDA out of memory: training batch %d of %s needs about %.1f GiB, the device "
+                "has %.1f GiB" % (batch_size, name, need, self.memory_gib()))

@@ -22,7 +22,9 @@ clocks and online cores from the fake tree in DIR/root before every minibatch, t
 time from the performance model (perfmodel.py, profiles.json), adds noise (a per-run factor and
 per-minibatch jitter; the first minibatch is a slower warm-up) and sleeps time/speed. While it
 runs, DIR/load.json announces the load so the simulated kernel reports training power.
-Unknown workload: a message on stderr and exit status 2.
+Unknown workload: a message on stderr and exit status 2. A training batch that does not fit the
+device's (simulated) memory prints "CUDA out of memory: training batch B of NAME needs about X
+GiB, the device has Y GiB" on stderr and exits 1 before any minibatch.
 """
 
 import argparse
@@ -105,6 +107,13 @@ def main(argv=None):
             or args.infer_batch_size < 1:
         sys.stderr.write("sim_workload: --batch-size, --minibatches and --speed must be positive\n")
         return 2
+    if not args.inference:
+        # a training batch that does not fit the device's memory fails at once, as PyTorch
+        # does on a device, before any minibatch (the agent reports workload_failed)
+        oom = model.out_of_memory(args.name, args.batch_size)
+        if oom is not None:
+            sys.stderr.write(oom + "\n")
+            return 1
     if args.serve:
         return serve(args, state, device, model)
     root = os.path.join(state, "root")

@@ -96,6 +96,8 @@ THROTTLE_HOT_C = 42.0     # added to every zone while throttling
 POWER_TAU_S = 0.6         # device seconds: first-order settling after a change (95 % in ~1.8 s)
 POWER_NOISE = 0.006       # relative, per reading
 TRAIN_NOISE = 0.012       # relative, extra per reading while a workload runs
+READING_S = 0.03          # device seconds: reads this close share a minibatch phase (one sample's
+                          # rails); the agent samples at least 0.1 s apart
 CPU_BASE = "sys/devices/system/cpu"
 EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
 DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"  # the agent's DEVICE_CONFIG
@@ -454,6 +456,10 @@ class SimKernel(object):
         self._target = None       # dict of power parts
         self._start = None        # parts at the anchor
         self._anchor = 0.0        # device seconds
+        self._swing = 0.0         # W: the training swing within a minibatch (target)
+        self._swing_start = 0.0   # W: the swing at the anchor
+        self._phase_rng = random.Random("%s/phase" % (seed,))
+        self._phase = (None, 0)   # (device s of the reading group, its minibatch phase)
         self._temps = None
         self._temp_t = 0.0
         self._ticker = None
@@ -501,10 +507,29 @@ class SimKernel(object):
         return self._load_key
 
     def _parts_at(self, t):
+        """The power parts' minibatch average at device time t (the settling transient)."""
         if self._start is None:
             return dict(self._target)
         a = math.exp(-max(t - self._anchor, 0.0) / POWER_TAU_S)
         return {k: self._target[k] + (self._start[k] - self._target[k]) * a for k in self._target}
+
+    def _swing_at(self, t):
+        """The training swing (W) at device time t: it settles with the parts it belongs to."""
+        if self._start is None:
+            return self._swing
+        a = math.exp(-max(t - self._anchor, 0.0) / POWER_TAU_S)
+        return self._swing + (self._swing_start - self._swing) * a
+
+    def _reading_phase(self, t):
+        """+1 (peak), -1 (dip) or 0 (neither): where in a training minibatch a reading at device
+        time t lands. Random (a sampler does not follow the minibatches), from a generator of
+        its own seeded by --seed; reads within READING_S of a group's first (the rails of one
+        sample) share its phase, so the rails of a sample agree."""
+        first, phase = self._phase
+        if first is None or abs(t - first) > READING_S:
+            phase = perfmodel.swing_phase(self._phase_rng.random())
+            self._phase = (t, phase)
+        return phase
 
     def refresh(self, force=False):
         """Recompute the power target from the mode and the load; re-anchor the transient."""
@@ -527,22 +552,35 @@ class SimKernel(object):
             else:
                 split = self.model.power_split(load[0], mode, load[1])
             target = {k: split[k] for k in ("cpu", "gpu", "mem", "static")}
+            swing = 0.0
+            if load is not None and not load[2]:      # training: power varies in a minibatch
+                swing = perfmodel.training_swing_w(split["gpu"], load[1])
             t = self.now()
             if self._target is None:
                 self._target = target
+                self._swing = swing
                 self._start = None
                 self._anchor = t
-            elif any(abs(target[k] - self._target[k]) > 1e-9 for k in target):
+            elif any(abs(target[k] - self._target[k]) > 1e-9 for k in target) or \
+                    abs(swing - self._swing) > 1e-9:
                 self._start = self._parts_at(t)
+                self._swing_start = self._swing_at(t)
                 self._target = target
+                self._swing = swing
                 self._anchor = t
             self._loaded = load is not None
 
     # -- readings ---------------------------------------------------------------------------
     def power_parts(self):
+        """One reading of the power parts (W): the minibatch average, plus or minus the training
+        swing when the reading lands in a peak or dip phase, times the reading noise."""
         with self.lock:
             self.refresh()
-            parts = self._parts_at(self.now())
+            t = self.now()
+            parts = self._parts_at(t)
+            swing = self._swing_at(t)
+            if swing > 0.0:
+                parts["gpu"] += swing * self._reading_phase(t)
             noise = POWER_NOISE + (TRAIN_NOISE if self._loaded else 0.0)
             f = 1.0 + self.rng.gauss(0.0, noise)
             return {k: max(v * f, 0.0) for k, v in parts.items()}
