@@ -1,5 +1,6 @@
 """Training at other batch sizes (issue 17), all SIMULATED: time per sample, the power swing
-within a minibatch (peak above the median), the memory limit."""
+within a minibatch (peak above the median), the memory limit, the convergence model and
+convergence.py."""
 
 import json
 import os
@@ -15,8 +16,10 @@ import perfmodel
 import simkernel
 import simclient
 import calibrate
+import convergence
 
 DEVICES = ("orin-agx", "xavier-agx", "orin-nano")
+CONVERGENCE = os.path.join(simpaths.SIM_DIR, "convergence.py")
 SIM_WORKLOAD = os.path.join(simpaths.SIM_DIR, "sim_workload.py")
 
 
@@ -248,6 +251,108 @@ class ProfilesTest(unittest.TestCase):
             del w["memory"], w["convergence"]
         calibrate.attach_training_batch(workloads)
         self.assertEqual(workloads, profiles["workloads"])
+
+
+class ConvergenceModelTest(unittest.TestCase):
+    def conv(self, name):
+        return perfmodel.load_profiles()["workloads"][name]["convergence"]
+
+    def test_flat_below_the_critical_batch_then_growing(self):
+        for name in perfmodel.PerfModel("orin-agx").workloads():
+            c = self.conv(name)
+            bc = c["critical_batch"]
+            s = lambda b: convergence.samples_to_target(c, b)   # noqa: E731
+            batches = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+            for a, b in zip(batches, batches[1:]):
+                self.assertGreater(s(b), s(a), name)           # never fewer samples
+                self.assertLess(s(b) / b, s(a) / a, name)      # always fewer steps
+            # flat-ish: at B_crit/8 at most 12.5 % more samples than the minimum
+            self.assertLessEqual(s(bc / 8.0), 1.125 * c["samples_min"] + 1e-6, name)
+            self.assertAlmostEqual(s(bc), 2 * c["samples_min"], places=6)
+            # above B_crit: doubling the batch costs at least 1.3x the samples
+            self.assertGreater(s(4 * bc), 1.3 * s(2 * bc), name)
+            self.assertGreater(s(2 * bc), 1.3 * s(bc), name)
+
+    def test_learning_rate_scales_linearly_up_to_the_critical_batch(self):
+        c = self.conv("resnet18")
+        self.assertAlmostEqual(convergence.learning_rate(c, 256), 0.1)
+        self.assertAlmostEqual(convergence.learning_rate(c, 64), 0.025)
+        self.assertAlmostEqual(convergence.learning_rate(c, 1024), 0.1)   # capped at B_crit
+
+    def test_parameters_are_plausible(self):
+        for name in perfmodel.PerfModel("orin-agx").workloads():
+            c = self.conv(name)
+            self.assertTrue(0 < c["target_accuracy"] < 1, name)
+            epochs = c["samples_min"] / float(c["dataset_samples"])
+            self.assertTrue(1 <= epochs <= 100, (name, epochs))
+            self.assertTrue(16 <= c["critical_batch"] <= 1024, name)
+
+
+class ConvergenceCliTest(unittest.TestCase):
+    def run_cli(self, *args):
+        return subprocess.run([sys.executable, CONVERGENCE] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60)
+
+    def parse(self, out):
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "batch_size,samples_to_target,epochs_to_target")
+        return [(int(b), int(s), float(e)) for b, s, e in (l.split(",") for l in lines[1:])]
+
+    def test_csv(self):
+        p = self.run_cli("--workload", "resnet18", "--batch-sizes", "64,8,32,16,16", "--seed", "4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "")
+        rows = self.parse(p.stdout)
+        self.assertEqual([r[0] for r in rows], [8, 16, 32, 64])      # ascending, once each
+        c = perfmodel.load_profiles()["workloads"]["resnet18"]["convergence"]
+        for b, s, e in rows:
+            model = convergence.samples_to_target(c, b)
+            self.assertLessEqual(abs(s - model), 0.03 * model + 1, (b, s, model))
+            self.assertAlmostEqual(e, s / 50000.0, delta=0.0005)
+        # seeded: the same seed gives the same rows (a row does not depend on the others asked
+        # for), another seed other values
+        again = self.parse(self.run_cli("--workload", "resnet18", "--batch-sizes", "32",
+                                        "--seed", "4").stdout)
+        self.assertEqual(again, [rows[2]])
+        other = self.parse(self.run_cli("--workload", "resnet18", "--batch-sizes",
+                                        "64,8,32,16", "--seed", "5").stdout)
+        self.assertNotEqual(other, rows)
+        # the noise is +-3 %: well above B_crit the growth shows through it
+        far = self.parse(self.run_cli("--workload", "resnet18", "--batch-sizes",
+                                      "16,256,1024").stdout)
+        self.assertLess(far[0][1] * 1.5, far[1][1])
+        self.assertLess(far[1][1] * 1.5, far[2][1])
+
+    def test_device_names_batches_that_do_not_fit(self):
+        p = self.run_cli("--workload", "resnet18", "--batch-sizes", "64,128", "--device",
+                         "orin-nano")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(self.parse(p.stdout)), 2)
+        self.assertIn("batch 128 of resnet18 does not fit orin-nano", p.stderr)
+        self.assertNotIn("batch 64 ", p.stderr)
+
+    def test_bad_arguments_exit_2_naming_the_argument(self):
+        cases = [
+            (["--workload", "resnet18", "--batch-sizes", "8,x"], "--batch-sizes"),
+            (["--workload", "resnet18", "--batch-sizes", "0,8"], "--batch-sizes"),
+            (["--workload", "resnet18", "--batch-sizes", ""], "--batch-sizes"),
+            (["--workload", "resnet18", "--batch-sizes", "8", "--device", "tx2"], "--device"),
+            (["--workload", "vgg", "--batch-sizes", "8"], "--workload"),
+            (["--batch-sizes", "8"], "--workload"),
+            (["--workload", "lstm", "--batch-sizes", "8", "--seed", "one"], "--seed"),
+        ]
+        for args, name in cases:
+            p = self.run_cli(*args)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(name, p.stderr, args)
+            self.assertEqual(p.stdout, "", args)
+
+    def test_help_says_simulated(self):
+        p = self.run_cli("--help")
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("SIMULATED", p.stdout)
+        self.assertIn("batch_size,samples_to_target,epochs_to_target", p.stdout)
 
 
 if __name__ == "__main__":
