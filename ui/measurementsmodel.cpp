@@ -55,8 +55,14 @@ QVariant MeasurementsModel::data(const QModelIndex &index, int role) const
     case EmcGHz:
         return sort ? QVariant(m.mode.emcHz)
                     : QVariant(QString::number(m.mode.emcHz / 1e9, 'f', 3));
-    case Batch:
-        return sort || m.inferenceBatch > 0 ? QVariant(m.inferenceBatch) : QVariant();
+    case Batch: {
+        const int batch = m.inferenceBatch > 0 ? m.inferenceBatch : m.trainingBatch;
+        return sort || batch > 0 ? QVariant(batch) : QVariant();
+    }
+    case PeakW:
+        if (!m.peakPowerW)
+            return sort ? QVariant(0.0) : QVariant();
+        return sort ? QVariant(*m.peakPowerW) : QVariant(QString::number(*m.peakPowerW, 'f', 2));
     case TimeMs:
         return sort ? QVariant(m.timeMs) : QVariant(QString::number(m.timeMs, 'f', 1));
     case PowerW:
@@ -81,7 +87,11 @@ QVariant MeasurementsModel::headerData(int section, Qt::Orientation orientation,
         case Short:
             return tr("cores c / CPU GHz C / GPU GHz G / memory GHz M");
         case Batch:
-            return tr("Inference minibatch size: requests per minibatch");
+            return tr("Minibatch size: requests per inference minibatch, or samples per "
+                      "training minibatch");
+        case PeakW:
+            return tr("The largest power sample of the same window: a power cap binds on the "
+                      "peak");
         case TimeMs:
             return tr("Median minibatch time over the clean window");
         case PowerW:
@@ -113,6 +123,8 @@ QVariant MeasurementsModel::headerData(int section, Qt::Orientation orientation,
         return tr("Time (ms)");
     case PowerW:
         return tr("Power (W)");
+    case PeakW:
+        return tr("Peak (W)");
     case EnergyJ:
         return tr("Energy (J)");
     case Source:

@@ -20,9 +20,12 @@ public:
         CpuGHz,
         GpuGHz,
         EmcGHz,
-        Batch,  // inference measurements only (the view hides it for training ones)
+        // The inference minibatch size, or the training one (the view hides it for training
+        // rows all at one batch)
+        Batch,
         TimeMs,
         PowerW,
+        PeakW,  // hidden when no row has a peak
         EnergyJ,
         Source,
         ColumnCount

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
 #include <QTableView>
@@ -105,9 +106,17 @@ void MeasurementsView::setMeasurements(const QString &device, const QString &wor
     if (currentSelection() != qMakePair(device, workload))
         return;
     m_model->setMeasurements(rows);
+    QSet<int> trainingBatches;
+    for (const Measurement &m : rows)
+        trainingBatches.insert(m.trainingBatch);
     m_table->setColumnHidden(MeasurementsModel::Batch,
+                             trainingBatches.size() <= 1 &&
+                                 std::none_of(rows.cbegin(), rows.cend(), [](const Measurement &m) {
+                                     return m.inferenceBatch > 0;
+                                 }));
+    m_table->setColumnHidden(MeasurementsModel::PeakW,
                              std::none_of(rows.cbegin(), rows.cend(), [](const Measurement &m) {
-                                 return m.inferenceBatch > 0;
+                                 return m.peakPowerW.has_value();
                              }));
     m_stack->setCurrentWidget(rows.isEmpty() ? static_cast<QWidget *>(m_emptyState) : m_table);
     if (rows.isEmpty()) {

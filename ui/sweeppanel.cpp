@@ -8,6 +8,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -231,6 +232,18 @@ QWidget *SweepPanel::buildPlanBox()
     m_repeats->setRange(1, 100);
     m_repeats->setValue(1);
     m_repeats->setToolTip(tr("Measurements of each mode"));
+    m_batchSizes = new QLineEdit(box);
+    m_batchSizes->setObjectName(QStringLiteral("batchSizesEdit"));
+    m_batchSizes->setPlaceholderText(tr("the workload's own (16)"));
+    m_batchSizes->setToolTip(tr("Minibatch sizes to profile each mode at, e.g. 1,4,16,32,64: the "
+                                "mode is set once, then each size is measured in this order. "
+                                "Empty: the workload's own batch only"));
+    m_inference = new QCheckBox(tr("Inference (minibatches of requests)"), box);
+    m_inference->setObjectName(QStringLiteral("inferenceCheck"));
+    m_inference->setToolTip(tr("Profile the workload's inference instead of its training. It "
+                               "is stored as its own workload, NAME%1: a workload holds "
+                               "training or inference measurements, never both")
+                                .arg(QLatin1String(workflows::kInferenceSuffix)));
 
     m_start = new QPushButton(tr("Start"), box);
     m_start->setToolTip(tr("Store the plan and start measuring its modes on the device "
@@ -261,6 +274,8 @@ QWidget *SweepPanel::buildPlanBox()
     form->addRow(tr("Modes:"), modes);
     form->addRow(tr("Minibatches per mode:"), m_minibatches);
     form->addRow(tr("Repeats:"), m_repeats);
+    form->addRow(tr("Batch sizes:"), m_batchSizes);
+    form->addRow(QString(), m_inference);
     form->addRow(buttons);
     return box;
 }
@@ -376,7 +391,12 @@ qint64 SweepPanel::sweepId() const
 workflows::SweepRequest SweepPanel::request() const
 {
     workflows::SweepRequest r;
-    r.workload = m_workload->currentText();
+    r.inference = m_inference->isChecked();
+    r.workload = r.inference ? workflows::inferenceWorkloadName(m_workload->currentText())
+                             : m_workload->currentText();
+    // start() refuses a list that does not parse, with its error, before it gets here
+    if (const Expected<QVector<int>> sizes = SweepPlan::parseBatchSizes(m_batchSizes->text()))
+        r.batchSizes = *sizes;
     const QString n = QString::number(m_modeCount->value());
     switch (m_modeKind->currentIndex()) {
     case AllModes:
@@ -400,8 +420,14 @@ workflows::SweepRequest SweepPanel::request() const
 
 void SweepPanel::setRequest(const workflows::SweepRequest &r)
 {
-    if (const int i = m_workload->findText(r.workload); i >= 0)
+    m_inference->setChecked(r.inference);
+    const QString builtin = r.inference ? workflows::builtinOfInference(r.workload) : r.workload;
+    if (const int i = m_workload->findText(builtin); i >= 0)
         m_workload->setCurrentIndex(i);
+    QStringList sizes;
+    for (int size : r.batchSizes)
+        sizes.append(QString::number(size));
+    m_batchSizes->setText(sizes.join(QLatin1Char(',')));
     const QString set = r.modeSet;
     const QString arg = set.section(QLatin1Char(':'), 1);
     if (set == QLatin1String("all")) {
@@ -429,6 +455,12 @@ void SweepPanel::start()
 {
     if (!m_start->isEnabled())
         return;
+    if (const Expected<QVector<int>> sizes = SweepPlan::parseBatchSizes(m_batchSizes->text());
+        !sizes) {
+        showMessage(tr("Batch sizes: %1").arg(sizes.error()), true);
+        m_batchSizes->setFocus();
+        return;
+    }
     m_results->clear();
     m_timePlot.clear();
     m_powerPlot.clear();
@@ -551,7 +583,8 @@ void SweepPanel::setState(State state)
     for (QWidget *control :
          {static_cast<QWidget *>(m_workload), static_cast<QWidget *>(m_modeKind),
           static_cast<QWidget *>(m_modeCount), static_cast<QWidget *>(m_gridSpec),
-          static_cast<QWidget *>(m_minibatches), static_cast<QWidget *>(m_repeats)})
+          static_cast<QWidget *>(m_minibatches), static_cast<QWidget *>(m_repeats),
+          static_cast<QWidget *>(m_batchSizes), static_cast<QWidget *>(m_inference)})
         control->setEnabled(planning);
     if (!ready && planning && !m_hasTarget)
         m_start->setToolTip(tr("No device to sweep: choose one in Devices"));

@@ -6,6 +6,7 @@
 
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -98,6 +99,8 @@ private:
     QLineEdit *m_gridSpec = nullptr;
     QSpinBox *m_minibatches = nullptr;
     QSpinBox *m_repeats = nullptr;
+    QLineEdit *m_batchSizes = nullptr;
+    QCheckBox *m_inference = nullptr;
     QPushButton *m_start = nullptr;
     QPushButton *m_pause = nullptr;
     QPushButton *m_resume = nullptr;

@@ -60,8 +60,14 @@ QVariant SweepResultsModel::data(const QModelIndex &index, int role) const
                                              .arg(row.item.mode.toShort())
                                              .arg(row.item.repeat + 1)
                                        : row.item.mode.toShort();
+        case BatchColumn:
+            return row.item.batchSize > 0 ? QString::number(row.item.batchSize) : QString();
         case TimeColumn:
             return numbers ? QString::number(row.measurement.timeMs, 'f', 1) : QString();
+        case PeakColumn:
+            return numbers && row.measurement.peakPowerW
+                ? QString::number(*row.measurement.peakPowerW, 'f', 2)
+                : QString();
         case PowerColumn:
             return numbers ? QString::number(row.measurement.powerW, 'f', 2) : QString();
         case EnergyColumn:
@@ -81,7 +87,7 @@ QVariant SweepResultsModel::data(const QModelIndex &index, int role) const
             return row.item.reason;
         return {};
     }
-    if (role == Qt::TextAlignmentRole && index.column() >= TimeColumn &&
+    if (role == Qt::TextAlignmentRole && index.column() >= BatchColumn &&
         index.column() <= EnergyColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && index.column() == StatusColumn && !done)
@@ -97,8 +103,12 @@ QVariant SweepResultsModel::headerData(int section, Qt::Orientation orientation,
         switch (section) {
         case ModeColumn:
             return QStringLiteral("Mode");
+        case BatchColumn:
+            return QStringLiteral("Batch");
         case TimeColumn:
             return QStringLiteral("Time / minibatch (ms)");
+        case PeakColumn:
+            return QStringLiteral("Peak (W)");
         case PowerColumn:
             return QStringLiteral("Power (W)");
         case EnergyColumn:
@@ -114,8 +124,13 @@ QVariant SweepResultsModel::headerData(int section, Qt::Orientation orientation,
         case ModeColumn:
             return QStringLiteral("Cores, CPU, GPU and memory clocks (GHz); hover a mode for "
                                   "its exact frequencies");
+        case BatchColumn:
+            return QStringLiteral("The minibatch size profiled (empty: the workload's own)");
         case TimeColumn:
-            return QStringLiteral("Median training time of one minibatch in the clean window");
+            return QStringLiteral("Median time of one minibatch in the clean window");
+        case PeakColumn:
+            return QStringLiteral("The largest power sample of the same window: a power cap "
+                                  "binds on the peak");
         case PowerColumn:
             return QStringLiteral("Median total power of the board while training");
         case EnergyColumn:

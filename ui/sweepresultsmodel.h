@@ -8,14 +8,24 @@
 
 namespace ptwb::ui {
 
-// The modes a sweep has finished, in the order they finished: measured ones with their time,
-// power and energy per minibatch, failed ones with the device's reason.
+// The modes a sweep has finished, in the order they finished: measured ones with their batch
+// size, time, median and peak power and energy per minibatch, failed ones with the device's
+// reason.
 class SweepResultsModel : public QAbstractTableModel
 {
     Q_OBJECT
 
 public:
-    enum Column { ModeColumn, TimeColumn, PowerColumn, EnergyColumn, StatusColumn, ColumnCount };
+    enum Column {
+        ModeColumn,
+        BatchColumn,
+        TimeColumn,
+        PowerColumn,
+        PeakColumn,
+        EnergyColumn,
+        StatusColumn,
+        ColumnCount
+    };
 
     explicit SweepResultsModel(QObject *parent = nullptr);
 

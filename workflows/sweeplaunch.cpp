@@ -1,5 +1,6 @@
 #include "sweeplaunch.h"
 
+#include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
 #include "sweepsetup.h"
@@ -15,18 +16,65 @@ constexpr int kMaxRepeats = 100;
 
 Expected<WorkloadSpec> workloadToRun(const SweepRequest &request)
 {
-    if (request.run)
-        return *request.run;
+    if (request.run) {
+        WorkloadSpec spec = *request.run;
+        spec.inference = spec.inference || request.inference;
+        return spec;
+    }
     const QStringList &builtins = SweepSetup::builtinWorkloads();
-    if (!builtins.contains(request.workload)) {
+    const QString builtin =
+        request.inference ? builtinOfInference(request.workload) : request.workload;
+    if (!builtins.contains(builtin)) {
         return Expected<WorkloadSpec>::badInput(
             InputField::Run,
             QStringLiteral("workload '%1' is not built in (%2); say what the device runs for it")
                 .arg(request.workload, builtins.join(QStringLiteral(", "))));
     }
     WorkloadSpec spec;
-    spec.builtin = request.workload;
+    spec.builtin = builtin;
+    spec.inference = request.inference;
     return spec;
+}
+
+// Adaptive and search plans choose modes from training measurements at one batch size.
+Status checkBatchSizes(const SweepRequest &request)
+{
+    if (request.batchSizes.isEmpty())
+        return {};
+    for (const char *prefix : {"als:", "search:"}) {
+        if (request.modeSet.trimmed().startsWith(QLatin1String(prefix))) {
+            return Status::badInput(InputField::BatchSizes,
+                                    QStringLiteral("%1 plans choose modes at one batch size; "
+                                                   "sweep several batch sizes with all, "
+                                                   "random:N or grid:SPEC")
+                                        .arg(QLatin1String(prefix) + QStringLiteral("...")));
+        }
+    }
+    for (int size : request.batchSizes) {
+        if (size < 1 || size > SweepPlan::kMaxBatchSize)
+            return Status::badInput(InputField::BatchSizes,
+                                    QStringLiteral("%1: expected a minibatch size of 1 to %2")
+                                        .arg(size)
+                                        .arg(SweepPlan::kMaxBatchSize));
+    }
+    return {};
+}
+
+// A workload holds one kind of measurement (Store::checkOneKind): refuse a sweep of the other
+// kind before its plan is stored, not after an hour of profiling.
+Status checkKind(Store &store, const QString &device, const QString &workload, bool inference)
+{
+    const Expected<QVector<Measurement>> rows = store.measurements(device, workload);
+    if (!rows)
+        return passOn<Status>(rows);
+    if (rows->isEmpty() || (rows->front().inferenceBatch > 0) == inference)
+        return {};
+    const QString kinds[] = {QStringLiteral("training"), QStringLiteral("inference")};
+    return Status::badInput(InputField::Workload,
+                            QStringLiteral("workload '%1' on %2 holds %3 measurements; sweep its "
+                                           "%4 under another workload name (a workload holds one "
+                                           "kind only)")
+                                .arg(workload, device, kinds[!inference], kinds[inference]));
 }
 
 QStringList addresses(const QVector<DeviceEndpoint> &devices)
@@ -38,6 +86,18 @@ QStringList addresses(const QVector<DeviceEndpoint> &devices)
 }
 
 }  // namespace
+
+QString inferenceWorkloadName(const QString &builtin)
+{
+    return builtin + QLatin1String(kInferenceSuffix);
+}
+
+QString builtinOfInference(const QString &workload)
+{
+    return workload.endsWith(QLatin1String(kInferenceSuffix))
+        ? workload.chopped(int(qstrlen(kInferenceSuffix)))
+        : workload;
+}
 
 Expected<qint64> planSweep(Store &store, const SweepRequest &request,
                            const QVector<DeviceEndpoint> &devices)
@@ -84,6 +144,10 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &request,
     const Expected<WorkloadSpec> run = workloadToRun(request);
     if (!run)
         return passOn<Result>(run);
+    if (Status ok = checkBatchSizes(request); !ok)
+        return passOn<Result>(ok);
+    if (Status ok = checkKind(store, device, request.workload, run->inference); !ok)
+        return passOn<Result>(ok);
 
     SweepPlan plan;
     plan.device = device;
@@ -95,6 +159,7 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &request,
     plan.minibatches = request.minibatches;
     plan.repeats = request.repeats;
     plan.seed = request.seed;
+    plan.batchSizes = request.batchSizes;
     return SweepSetup::create(store, plan);
 }
 

@@ -25,6 +25,11 @@ struct SweepRequest
     QString modeSet;
     // What the device runs; empty: the built-in workload of the same name.
     std::optional<WorkloadSpec> run;
+    // Profile the inference of `run` (minibatches of requests) instead of its training. Without
+    // `run`, the built-in workload of the name, or of the name without kInferenceSuffix.
+    bool inference = false;
+    // The minibatch sizes each mode is profiled at, in this order; empty: the run's own only.
+    QVector<int> batchSizes;
     int minibatches = 40;  // per mode, the first discarded
     int repeats = 1;  // measurements of each mode
     quint64 seed = 0;  // of random:N and als:N
@@ -36,9 +41,18 @@ struct SweepRequest
     qint64 resumeSweepId = 0;
 };
 
-// Checks the request (BadInput errors name the InputField: Workload, Modes, Run, Minibatches,
-// Repeats, Resume, Target), then stores a new plan or finds the sweep to resume. Returns the
-// sweep's id.
+// A built-in workload's inference is stored under its own workload name (a workload holds
+// training or inference measurements, never both): "mobilenet_v3-inference".
+constexpr char kInferenceSuffix[] = "-inference";
+QString inferenceWorkloadName(const QString &builtin);
+// The built-in name of an inference workload name ("mobilenet_v3-inference" -> "mobilenet_v3");
+// any other name unchanged, so an inference sweep of "mobilenet_v3" runs mobilenet_v3 too.
+QString builtinOfInference(const QString &workload);
+
+// Checks the request (BadInput errors name the InputField: Workload, Modes, Run, BatchSizes,
+// Minibatches, Repeats, Resume, Target), then stores a new plan or finds the sweep to resume.
+// A workload holds training or inference measurements, never both: a sweep of the other kind
+// is refused before anything is stored. Returns the sweep's id.
 Expected<qint64> planSweep(Store &store, const SweepRequest &request,
                            const QVector<DeviceEndpoint> &devices);
 

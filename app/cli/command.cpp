@@ -99,6 +99,8 @@ QString Command::defaultOptionFor(InputField field)
         return QStringLiteral("power-budget");
     case InputField::ConfirmWithin:
         return QStringLiteral("confirm-within");
+    case InputField::BatchSizes:
+        return QStringLiteral("batch-sizes");
     }
     return {};
 }

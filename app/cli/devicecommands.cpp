@@ -25,6 +25,14 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("1")});
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of random:N (default 0)."),
                       QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("batch-sizes"),
+                      QStringLiteral("Profile each mode at these minibatch sizes, in this order "
+                                     "(e.g. 1,4,16,32,64; default: the run's own batch)."),
+                      QStringLiteral("LIST")});
+    parser.addOption({QStringLiteral("inference"),
+                      QStringLiteral("Profile the workload's inference (minibatches of requests) "
+                                     "instead of its training; the store's workload then holds "
+                                     "inference measurements only.")});
 }
 
 int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -51,6 +59,12 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     request->seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
     if (!ok)
         return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
+    const Expected<QVector<int>> batchSizes =
+        SweepPlan::parseBatchSizes(parser.value(QStringLiteral("batch-sizes")));
+    if (!batchSizes)
+        return output.fail(batchSizes);
+    request->batchSizes = *batchSizes;
+    request->inference = parser.isSet(QStringLiteral("inference"));
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)

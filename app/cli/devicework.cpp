@@ -81,21 +81,24 @@ runSweep(const QCommandLineParser &parser, const workflows::SweepRequest &reques
                     return;
                 *lastFinished = finished;
                 lastLine->start();
-                output.err() << QStringLiteral("%1/%2 done, %3 failed, %4 s, %5 left, %6 W on %7%8")
-                                    .arg(p.done)
-                                    .arg(p.total)
-                                    .arg(p.failed)
-                                    .arg(p.elapsedSeconds, 0, 'f', 1)
-                                    .arg(p.remainingSeconds < 0
-                                             ? QStringLiteral("?")
-                                             : QStringLiteral("%1 s").arg(p.remainingSeconds, 0,
-                                                                          'f', 0))
-                                    .arg(p.livePowerW, 0, 'f', 1)
-                                    .arg(p.target)
-                                    .arg(p.currentMode.isEmpty()
-                                             ? QString()
-                                             : QStringLiteral(", measuring ") + p.currentMode)
-                             << Qt::endl;
+                output.err()
+                    << QStringLiteral("%1/%2 done, %3 failed, %4 s, %5 left, %6 W on %7%8")
+                           .arg(p.done)
+                           .arg(p.total)
+                           .arg(p.failed)
+                           .arg(p.elapsedSeconds, 0, 'f', 1)
+                           .arg(p.remainingSeconds < 0
+                                    ? QStringLiteral("?")
+                                    : QStringLiteral("%1 s").arg(p.remainingSeconds, 0, 'f', 0))
+                           .arg(p.livePowerW, 0, 'f', 1)
+                           .arg(p.target)
+                           .arg(p.currentMode.isEmpty()
+                                    ? QString()
+                                    : QStringLiteral(", measuring ") + p.currentMode +
+                                        (p.currentBatch > 0
+                                             ? QStringLiteral(" at batch %1").arg(p.currentBatch)
+                                             : QString()))
+                    << Qt::endl;
             });
     }
     QObject::connect(&runner, &SweepRunner::finished, &loop, [&](bool ok, const QString &text) {

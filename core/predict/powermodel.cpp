@@ -101,6 +101,22 @@ Expected<TrainingData> TrainingData::fromMeasurements(const QVector<Measurement>
                            "need a workload of training measurements")
                 .arg(source, sizes.join(QStringLiteral(", "))));
     }
+    QSet<int> trainingBatches;
+    for (const Measurement &m : rows)
+        trainingBatches.insert(m.trainingBatch);
+    if (trainingBatches.size() > 1) {
+        QList<int> sorted(trainingBatches.cbegin(), trainingBatches.cend());
+        std::sort(sorted.begin(), sorted.end());
+        QStringList sizes;
+        for (int batch : sorted)
+            sizes.append(batch > 0 ? QString::number(batch) : QStringLiteral("unknown"));
+        return Expected<TrainingData>::badInput(
+            InputField::Workload,
+            QStringLiteral("%1 holds training measurements at several minibatch sizes (%2); a "
+                           "model is fitted at one batch size, and reducing them per mode would "
+                           "merge different batch sizes as repeats of one mode")
+                .arg(source, sizes.join(QStringLiteral(", "))));
+    }
     QHash<PowerMode, int> position;
     QVector<QVector<double>> times;
     QVector<QVector<double>> powers;

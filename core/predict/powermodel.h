@@ -22,7 +22,8 @@ struct TrainingData
 
     // Training measurements only: rows with an inference batch size are refused as bad input
     // (the workload field) naming `source` ("workload 'W' on DEVICE", or a file name), since
-    // reducing them per mode would merge different batch sizes as repeats of one mode.
+    // reducing them per mode would merge different batch sizes as repeats of one mode; so are
+    // training rows at more than one training minibatch size, for the same reason.
     static Expected<TrainingData> fromMeasurements(const QVector<Measurement> &rows,
                                                    const QString &source);
     // Only the modes at `rows` (positions into `modes`).

@@ -25,6 +25,11 @@ struct Measurement
     // Inference measurements only: the inference minibatch size (requests per minibatch), and
     // timeMs is the time of one such minibatch. 0 for training measurements.
     int inferenceBatch = 0;
+    // Training measurements only: the training minibatch size it was taken at; 0 when not known
+    // (a sweep of the user's own command that was not told its batch).
+    int trainingBatch = 0;
+    // The largest power sample of the same window, when known: a power cap binds on the peak.
+    std::optional<double> peakPowerW;
 
     double energyJ() const { return powerW * timeMs / 1000.0; }
 };

@@ -14,12 +14,15 @@ namespace ptwb::MeasurementCsv {
 
 namespace {
 
-// Batch is optional: present only in the inference layout, where it comes after the time.
-enum Column { Cores, Cpu, Gpu, Mem, Time, Power, Batch, ColumnCount };
+// The first six are required. Batch (bs) is present only in the inference layout, where it comes
+// after the time; TrainingBatch (batch_size: the training minibatch size) and PeakPower
+// (peak_power: the largest power sample of the window) are optional extensions.
+enum Column { Cores, Cpu, Gpu, Mem, Time, Power, Batch, TrainingBatch, PeakPower, ColumnCount };
 constexpr int kRequiredColumns = Batch;
 
 const std::array<const char *, ColumnCount> kColumnNames = {
-    "cores", "cpu", "gpu", "mem", "observed_time", "observed_power", "bs"};
+    "cores",          "cpu", "gpu",        "mem",       "observed_time",
+    "observed_power", "bs",  "batch_size", "peak_power"};
 
 QString columnList()
 {
@@ -33,7 +36,8 @@ QString inferenceColumnList()
 
 QString bothLayouts()
 {
-    return QStringLiteral("%1 (training) or %2 (inference)")
+    return QStringLiteral("%1 (training) or %2 (inference), optionally with batch_size "
+                          "(training) and peak_power")
         .arg(columnList(), inferenceColumnList());
 }
 
@@ -74,7 +78,18 @@ public:
     QString parse(const QList<QByteArray> &fields, int line, Measurement *out) const
     {
         if (m_position[Batch] >= 0) {
-            if (QString problem = batch(fields, line, &out->inferenceBatch); !problem.isEmpty())
+            if (QString problem = batch(fields, line, Batch,
+                                        QStringLiteral("an inference minibatch size in requests"),
+                                        &out->inferenceBatch);
+                !problem.isEmpty())
+                return problem;
+        }
+        out->trainingBatch = m_position[Batch] >= 0 ? 0 : kPublicTrainingBatch;
+        if (m_position[TrainingBatch] >= 0) {
+            if (QString problem =
+                    batch(fields, line, TrainingBatch, QStringLiteral("a training minibatch size"),
+                          &out->trainingBatch);
+                !problem.isEmpty())
                 return problem;
         }
         for (int column = Cores; column <= Mem; ++column) {
@@ -96,6 +111,19 @@ public:
             positive(fields, line, Time, QStringLiteral("time in milliseconds"), &out->timeMs);
         if (problem.isEmpty())
             problem = positive(fields, line, Power, QStringLiteral("power in watts"), &out->powerW);
+        if (problem.isEmpty() && m_position[PeakPower] >= 0) {
+            double peak = 0;
+            problem =
+                positive(fields, line, PeakPower, QStringLiteral("peak power in watts"), &peak);
+            if (problem.isEmpty() && peak < out->powerW) {
+                problem = error(line, PeakPower,
+                                QStringLiteral("%1 W is below the row's median power %2 W; "
+                                               "expected the largest power sample")
+                                    .arg(peak)
+                                    .arg(out->powerW));
+            }
+            out->peakPowerW = peak;
+        }
         return problem;
     }
 
@@ -124,30 +152,26 @@ private:
         return {};
     }
 
-    // A whole number of requests; "64.0" is how the public inference files write 64.
-    QString batch(const QList<QByteArray> &fields, int line, int *out) const
+    // A whole minibatch size; "64.0" is how the public inference files write 64.
+    QString batch(const QList<QByteArray> &fields, int line, int column, const QString &what,
+                  int *out) const
     {
-        const QByteArray text = unquote(fields[m_position[Batch]]);
+        const QByteArray text = unquote(fields[m_position[column]]);
         qint64 value = 0;
-        if (text.isEmpty()) {
-            return error(line, Batch,
-                         QStringLiteral("empty; expected an inference minibatch size in requests "
-                                        "(1 to %1)")
-                             .arg(kMaxInferenceBatch));
-        }
+        if (text.isEmpty())
+            return error(line, column,
+                         QStringLiteral("empty; expected %1 (1 to %2)").arg(what).arg(kMaxBatch));
         if (!parseWhole(text, &value)) {
-            return error(line, Batch,
-                         QStringLiteral("'%1' is not a whole number; expected an inference "
-                                        "minibatch size in requests (1 to %2)")
-                             .arg(QString::fromUtf8(text))
-                             .arg(kMaxInferenceBatch));
+            return error(line, column,
+                         QStringLiteral("'%1' is not a whole number; expected %2 (1 to %3)")
+                             .arg(QString::fromUtf8(text), what)
+                             .arg(kMaxBatch));
         }
-        if (value < 1 || value > kMaxInferenceBatch) {
-            return error(line, Batch,
-                         QStringLiteral("'%1' is out of range; expected an inference minibatch "
-                                        "size in requests (1 to %2)")
-                             .arg(QString::fromUtf8(text))
-                             .arg(kMaxInferenceBatch));
+        if (value < 1 || value > kMaxBatch) {
+            return error(line, column,
+                         QStringLiteral("'%1' is out of range; expected %2 (1 to %3)")
+                             .arg(QString::fromUtf8(text), what)
+                             .arg(kMaxBatch));
         }
         *out = int(value);
         return {};
@@ -212,7 +236,7 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
         const auto found = std::find(kColumnNames.begin(), kColumnNames.end(), name);
         if (found == kColumnNames.end()) {
             return bad(QStringLiteral("%1:%2: column '%3': not a column of the PowerTrain layout; "
-                                      "expected exactly %4")
+                                      "expected %4")
                            .arg(fileName)
                            .arg(headerLine + 1)
                            .arg(QString::fromUtf8(name), bothLayouts()));
@@ -227,7 +251,18 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
         slot = i;
     }
     const bool inference = position[Batch] >= 0;
-    const int fieldCount = inference ? ColumnCount : kRequiredColumns;
+    if (inference && position[TrainingBatch] >= 0) {
+        return bad(QStringLiteral("%1:%2: column 'batch_size': a training minibatch size in an "
+                                  "inference file (it has 'bs'); a file is one or the other")
+                       .arg(fileName)
+                       .arg(headerLine + 1));
+    }
+    const int fieldCount =
+        int(std::count_if(position.cbegin(), position.cend(), [](int slot) { return slot >= 0; }));
+    QStringList headerNames;  // as the file lists them: what every row must have
+    for (const QByteArray &name : header)
+        headerNames.append(QString::fromUtf8(unquote(name)));
+    const QString headerColumns = headerNames.join(QLatin1Char(','));
     const QString expectedColumns = inference ? inferenceColumnList() : columnList();
     for (int column = 0; column < kRequiredColumns; ++column) {
         if (position[column] < 0) {
@@ -246,8 +281,8 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
 
     Parsed parsed;
     parsed.rows.reserve(lastContent - headerLine);
-    // A repeat is the same mode at the same inference batch size (0 for training): one mode at
-    // five batch sizes is five different measurements, not a mode measured five times.
+    // A repeat is the same mode at the same batch size (inference or training): one mode at five
+    // batch sizes is five different measurements, not a mode measured five times.
     QHash<QPair<PowerMode, int>, int> seen;
     seen.reserve(lastContent - headerLine);
     QSet<PowerMode> modes;
@@ -274,14 +309,15 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
                            .arg(line)
                            .arg(fields.size())
                            .arg(fieldCount)
-                           .arg(expectedColumns));
+                           .arg(headerColumns));
         }
         Measurement measurement;
         measurement.source = QStringLiteral("import");
         const QString problem = rowParser.parse(fields, line, &measurement);
         if (!problem.isEmpty())
             return bad(problem);
-        int &count = seen[qMakePair(measurement.mode, measurement.inferenceBatch)];
+        const int batchKey = inference ? measurement.inferenceBatch : -measurement.trainingBatch;
+        int &count = seen[qMakePair(measurement.mode, batchKey)];
         if (++count == 2)
             ++parsed.repeatedModes;
         modes.insert(measurement.mode);
@@ -299,7 +335,20 @@ QByteArray write(const QVector<Measurement> &rows)
 {
     const bool inference = std::any_of(rows.cbegin(), rows.cend(),
                                        [](const Measurement &m) { return m.inferenceBatch > 0; });
-    QByteArray out = (inference ? inferenceColumnList() : columnList()).toUtf8() + '\n';
+    // The public layout stays as it is unless a row needs more: a training batch other than the
+    // public files' 16, or a peak power.
+    const bool trainingBatch =
+        !inference && std::any_of(rows.cbegin(), rows.cend(), [](const Measurement &m) {
+            return m.trainingBatch > 0 && m.trainingBatch != kPublicTrainingBatch;
+        });
+    const bool peak = std::any_of(rows.cbegin(), rows.cend(),
+                                  [](const Measurement &m) { return m.peakPowerW.has_value(); });
+    QByteArray out = (inference ? inferenceColumnList() : columnList()).toUtf8();
+    if (trainingBatch)
+        out.append(',').append(kColumnNames[TrainingBatch]);
+    if (peak)
+        out.append(',').append(kColumnNames[PeakPower]);
+    out.append('\n');
     out.reserve(out.size() + rows.size() * 64);
     for (const Measurement &m : rows) {
         out.append(QByteArray::number(m.mode.cores)).append(',');
@@ -311,6 +360,15 @@ QByteArray write(const QVector<Measurement> &rows)
         if (inference)
             out.append(QByteArray::number(m.inferenceBatch)).append(',');
         appendShortest(out, m.powerW);
+        if (trainingBatch) {
+            // unknown (0) is written as the public files' batch: the layout has no empty value
+            out.append(',').append(
+                QByteArray::number(m.trainingBatch > 0 ? m.trainingBatch : kPublicTrainingBatch));
+        }
+        if (peak) {
+            out.append(',');
+            appendShortest(out, m.peakPowerW.value_or(m.powerW));
+        }
         out.append('\n');
     }
     return out;

@@ -17,13 +17,18 @@ namespace ptwb {
 //   cores,cpu,gpu,mem,observed_time,bs,observed_power
 // where observed_time is the time of one minibatch of bs requests. A file is one or the other:
 // with the bs column every row is an inference measurement, without it every row is training.
+// Two optional columns extend either layout: batch_size, the training minibatch size (training
+// files only; without it every row is at 16, the public files' batch), and peak_power, the
+// largest power sample of the row's window (W, not below observed_power).
 // Columns may come in any order. CRLF line endings, a UTF-8 byte order mark, blank lines and a
 // missing final newline are accepted. A mode listed more than once (at the same bs) is kept as
 // repeated measurements of that mode (see docs/data-format.md).
 namespace MeasurementCsv {
 
-// The largest inference minibatch accepted (requests per minibatch).
-constexpr int kMaxInferenceBatch = 4096;
+// The largest minibatch accepted, training or inference (requests per inference minibatch).
+constexpr int kMaxBatch = 4096;
+// The training minibatch size of the public files, and of a training file without batch_size.
+constexpr int kPublicTrainingBatch = 16;
 
 QStringList columns();  // the training layout
 QStringList inferenceColumns();  // the inference layout, in the public files' order

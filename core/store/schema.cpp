@@ -127,8 +127,28 @@ const char kVersion6[] = R"sql(
 ALTER TABLE measurements ADD COLUMN inference_batch INTEGER CHECK (inference_batch > 0);
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3,
-                                   kVersion4, kVersion5, kVersion6};
+// Version 7: batch size as a knob. A training measurement records the minibatch size it was
+// taken at (training_batch; NULL: unknown), every measurement may record its peak power beside
+// the median (a power cap binds on the peak), and a sweep's planned row may name the batch size
+// it profiles (NULL: the sweep's own run). Existing training rows get their batch: the built-in
+// run's batch_size for a sweep's rows, 16 for imported rows (the public files' batch), NULL for
+// the rows of a sweep of the user's own command (its batch is not known).
+const char kVersion7[] = R"sql(
+ALTER TABLE sweep_modes ADD COLUMN batch_size INTEGER CHECK (batch_size > 0);
+ALTER TABLE measurements ADD COLUMN training_batch INTEGER CHECK (training_batch > 0);
+ALTER TABLE measurements ADD COLUMN peak_power_w REAL;
+UPDATE measurements SET training_batch = 16
+WHERE inference_batch IS NULL AND sweep_id IS NULL;
+UPDATE measurements SET training_batch = (
+    SELECT json_extract(json_extract(s.plan, '$.run'), '$.batch_size') FROM sweeps s
+    WHERE s.id = measurements.sweep_id AND json_valid(s.plan)
+      AND json_valid(json_extract(s.plan, '$.run'))
+      AND json_extract(json_extract(s.plan, '$.run'), '$.kind') = 'builtin')
+WHERE inference_batch IS NULL AND sweep_id IS NOT NULL;
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                   kVersion5, kVersion6, kVersion7};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

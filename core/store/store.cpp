@@ -275,8 +275,9 @@ QString Store::measurementInsertSql()
     return QStringLiteral(
         "INSERT INTO measurements (device_id, workload_id, cores, cpu_khz, gpu_hz, emc_hz, "
         "time_ms, power_w, source, measured_at, import_id, sweep_id, boot_id, minibatches, "
-        "time_spread_ms, power_spread_w, inference_batch) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+        "time_spread_ms, power_spread_w, inference_batch, training_batch, peak_power_w) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+        "?19)");
 }
 
 void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 workloadId,
@@ -310,6 +311,11 @@ void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 wor
     insert.bind(15, m.timeSpreadMs);
     insert.bind(16, m.powerSpreadW);
     bindOptional(17, m.inferenceBatch > 0 ? std::optional<qint64>(m.inferenceBatch) : std::nullopt);
+    bindOptional(18,
+                 m.inferenceBatch <= 0 && m.trainingBatch > 0
+                     ? std::optional<qint64>(m.trainingBatch)
+                     : std::nullopt);
+    insert.bind(19, m.peakPowerW);
 }
 
 Expected<QVector<Measurement>> Store::measurements(const QString &device, const QString &workload)
@@ -318,7 +324,8 @@ Expected<QVector<Measurement>> Store::measurements(const QString &device, const 
     auto select = m_db.prepare(QStringLiteral(
         "SELECT m.id, m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz, m.time_ms, m.power_w, "
         "m.time_spread_ms, m.power_spread_w, m.minibatches, m.source, m.measured_at, m.boot_id, "
-        "m.inference_batch FROM measurements m JOIN devices d ON d.id = m.device_id "
+        "m.inference_batch, m.training_batch, m.peak_power_w FROM measurements m "
+        "JOIN devices d ON d.id = m.device_id "
         "JOIN workloads w ON w.id = m.workload_id WHERE d.name = ?1 AND w.name = ?2 "
         "ORDER BY m.id"));
     if (!select)
@@ -347,6 +354,8 @@ Expected<QVector<Measurement>> Store::measurements(const QString &device, const 
         m.measuredAt = select->columnText(11);
         m.bootId = select->columnText(12);
         m.inferenceBatch = static_cast<int>(select->columnInt(13));  // NULL reads as 0: training
+        m.trainingBatch = static_cast<int>(select->columnInt(14));  // NULL reads as 0: unknown
+        m.peakPowerW = select->columnOptionalDouble(15);
         out.append(m);
     }
     return out;

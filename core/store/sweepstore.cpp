@@ -2,6 +2,7 @@
 
 #include "store/store.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -27,41 +28,57 @@ const std::pair<SweepItem::State, const char *> kItemStates[] = {
 
 QString planJson(const SweepPlan &plan)
 {
-    const QJsonObject object {{QStringLiteral("mode_set"), plan.modeSet},
-                              {QStringLiteral("run"), plan.run},
-                              {QStringLiteral("repeats"), plan.repeats},
-                              {QStringLiteral("seed"), QString::number(plan.seed)},
-                              {QStringLiteral("device_kind"), plan.deviceKind}};
+    QJsonObject object {{QStringLiteral("mode_set"), plan.modeSet},
+                        {QStringLiteral("run"), plan.run},
+                        {QStringLiteral("repeats"), plan.repeats},
+                        {QStringLiteral("seed"), QString::number(plan.seed)},
+                        {QStringLiteral("device_kind"), plan.deviceKind}};
+    if (!plan.batchSizes.isEmpty()) {
+        QJsonArray sizes;
+        for (int size : plan.batchSizes)
+            sizes.append(size);
+        object.insert(QStringLiteral("batch_sizes"), sizes);
+    }
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-// Rows for `modes` from `position` on, each mode `repeats` times in a row.
+// Rows for `modes` from `position` on: each mode at every batch size (in that order; 0, the
+// run's own, when there are none), each of those `repeats` times in a row.
 Expected<QVector<SweepItem>> insertItems(SqliteConnection &db, qint64 sweepId, int position,
-                                         const QVector<PowerMode> &modes, int repeats)
+                                         const QVector<PowerMode> &modes, int repeats,
+                                         const QVector<int> &batchSizes)
 {
     using Result = Expected<QVector<SweepItem>>;
     auto insert = db.prepare(QStringLiteral(
-        "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, repeat) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+        "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, repeat, "
+        "batch_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
     if (!insert)
         return Result::failure(insert.error());
+    const QVector<int> sizes = batchSizes.isEmpty() ? QVector<int> {0} : batchSizes;
     QVector<SweepItem> items;
     for (const PowerMode &mode : modes) {
-        for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
-            insert->bind(1, sweepId);
-            insert->bind(2, qint64(position));
-            insert->bind(3, qint64(mode.cores));
-            insert->bind(4, mode.cpuKHz);
-            insert->bind(5, mode.gpuHz);
-            insert->bind(6, mode.emcHz);
-            insert->bind(7, qint64(repeat));
-            if (Status status = insert->run(); !status)
-                return Result::failure(status.error());
-            SweepItem item;
-            item.position = position++;
-            item.mode = mode;
-            item.repeat = repeat;
-            items.append(item);
+        for (int batch : sizes) {
+            for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
+                insert->bind(1, sweepId);
+                insert->bind(2, qint64(position));
+                insert->bind(3, qint64(mode.cores));
+                insert->bind(4, mode.cpuKHz);
+                insert->bind(5, mode.gpuHz);
+                insert->bind(6, mode.emcHz);
+                insert->bind(7, qint64(repeat));
+                if (batch > 0)
+                    insert->bind(8, qint64(batch));
+                else
+                    insert->bindNull(8);
+                if (Status status = insert->run(); !status)
+                    return Result::failure(status.error());
+                SweepItem item;
+                item.position = position++;
+                item.mode = mode;
+                item.batchSize = batch;
+                item.repeat = repeat;
+                items.append(item);
+            }
         }
     }
     return items;
@@ -138,7 +155,8 @@ Expected<qint64> SweepStore::create(const SweepPlan &plan)
     if (Status status = insert->run(); !status)
         return Result::failure(status.error());
     const qint64 id = db.lastInsertRowId();
-    Expected<QVector<SweepItem>> items = insertItems(db, id, 0, plan.modes, plan.repeats);
+    Expected<QVector<SweepItem>> items =
+        insertItems(db, id, 0, plan.modes, plan.repeats, plan.batchSizes);
     if (!items)
         return Result::failure(items.error());
     if (Status status = transaction.commit(); !status)
@@ -173,6 +191,8 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
     record.plan.run = plan.value(QLatin1String("run")).toString();
     record.plan.repeats = plan.value(QLatin1String("repeats")).toInt(1);
     record.plan.seed = plan.value(QLatin1String("seed")).toString().toULongLong();
+    for (const QJsonValue &size : plan.value(QLatin1String("batch_sizes")).toArray())
+        record.plan.batchSizes.append(size.toInt());
     record.state = sweepStateFromText(select->columnText(4));
     record.createdAt = select->columnText(5);
     record.plan.target = select->columnText(6);
@@ -180,7 +200,8 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
 
     auto items = db.prepare(QStringLiteral(
         "SELECT position, cores, cpu_khz, gpu_hz, emc_hz, repeat, state, reason, attempts, "
-        "target, measurement_id FROM sweep_modes WHERE sweep_id = ?1 ORDER BY position"));
+        "target, measurement_id, batch_size FROM sweep_modes WHERE sweep_id = ?1 ORDER BY "
+        "position"));
     if (!items)
         return Result::failure(items.error());
     items->bind(1, id);
@@ -200,7 +221,9 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
         item.attempts = int(items->columnInt(8));
         item.target = items->columnText(9);
         item.measurementId = items->columnInt(10);
-        if (item.repeat == 0)
+        item.batchSize = int(items->columnInt(11));  // NULL reads as 0: the run's own
+        // a mode once, whatever its batch sizes and repeats (they follow one another)
+        if (record.plan.modes.isEmpty() || record.items.back().mode != item.mode)
             record.plan.modes.append(item.mode);
         record.items.append(item);
     }
@@ -208,7 +231,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
 }
 
 Expected<QVector<SweepItem>> SweepStore::append(qint64 sweepId, const QVector<PowerMode> &modes,
-                                                int repeats)
+                                                int repeats, const QVector<int> &batchSizes)
 {
     using Result = Expected<QVector<SweepItem>>;
     SqliteConnection &db = m_store.connection();
@@ -225,7 +248,8 @@ Expected<QVector<SweepItem>> SweepStore::append(qint64 sweepId, const QVector<Po
         return Result::failure(row ? QStringLiteral("no sweep %1").arg(sweepId) : row.error());
     const int position = int(last->columnInt(0));
     last->reset();
-    Expected<QVector<SweepItem>> items = insertItems(db, sweepId, position, modes, repeats);
+    Expected<QVector<SweepItem>> items =
+        insertItems(db, sweepId, position, modes, repeats, batchSizes);
     if (!items)
         return items;
     if (Status status = transaction.commit(); !status)

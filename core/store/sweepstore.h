@@ -19,7 +19,7 @@ QString sweepStateText(SweepState state);
 // Unknown text (a newer program's state) reads as Interrupted: resumable, never lost.
 SweepState sweepStateFromText(const QString &text);
 
-// One planned (mode, repeat) of a sweep and what became of it.
+// One planned (mode, batch size, repeat) of a sweep and what became of it.
 struct SweepItem
 {
     enum class State { Pending, Done, Failed };
@@ -27,6 +27,7 @@ struct SweepItem
     static State stateFromText(const QString &text);
     int position = 0;
     PowerMode mode;
+    int batchSize = 0;  // the minibatch size it profiles; 0: the sweep's run's own
     int repeat = 0;
     State state = State::Pending;
     QString reason;  // why it failed
@@ -60,9 +61,10 @@ public:
     Expected<qint64> create(const SweepPlan &plan);
     Expected<SweepRecord> load(qint64 id);
     // Adds modes to a stored plan (an adaptive sweep grows as it learns), after the last
-    // position, in one transaction. Returns the new items.
+    // position, in one transaction, each at every batch size of `batchSizes` (empty: the run's
+    // own). Returns the new items.
     Expected<QVector<SweepItem>> append(qint64 sweepId, const QVector<PowerMode> &modes,
-                                        int repeats);
+                                        int repeats, const QVector<int> &batchSizes = {});
     // The newest sweep of a workload on a device, for --resume without an id.
     Expected<qint64> latest(const QString &device, const QString &workload);
     Status setState(qint64 id, SweepState state);

@@ -9,6 +9,38 @@
 
 namespace ptwb {
 
+Expected<QVector<int>> SweepPlan::parseBatchSizes(const QString &text)
+{
+    using Result = Expected<QVector<int>>;
+    QVector<int> sizes;
+    if (text.trimmed().isEmpty())
+        return sizes;
+    const QStringList entries = text.split(QLatin1Char(','));
+    if (entries.size() > kMaxBatchSizes) {
+        return Result::badInput(InputField::BatchSizes,
+                                QStringLiteral("%1 batch sizes; expected at most %2")
+                                    .arg(entries.size())
+                                    .arg(kMaxBatchSizes));
+    }
+    for (const QString &entry : entries) {
+        bool ok = false;
+        const int size = entry.trimmed().toInt(&ok);
+        if (!ok || size < 1 || size > kMaxBatchSize) {
+            return Result::badInput(InputField::BatchSizes,
+                                    QStringLiteral("'%1': expected a minibatch size of 1 to %2 "
+                                                   "(a list such as 1,4,16,32,64)")
+                                        .arg(entry.trimmed().left(40))
+                                        .arg(kMaxBatchSize));
+        }
+        if (sizes.contains(size)) {
+            return Result::badInput(InputField::BatchSizes,
+                                    QStringLiteral("%1 is listed twice").arg(size));
+        }
+        sizes.append(size);
+    }
+    return sizes;
+}
+
 Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
                                                     const QString &modeSet, quint64 seed)
 {

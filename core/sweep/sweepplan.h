@@ -47,6 +47,17 @@ struct SweepPlan
     int repeats = 1;
     quint64 seed = 0;
     QVector<PowerMode> modes;  // in profiling order; each listed `repeats` times in a row
+    // The minibatch sizes each mode is profiled at (training or inference, as `run` says), in
+    // this order after one apply of the mode; empty: the run's own batch only.
+    QVector<int> batchSizes;
+
+    static constexpr int kMaxBatchSize = 4096;
+    static constexpr int kMaxBatchSizes = 32;
+
+    // "1,4,16,32,64": distinct minibatch sizes of 1..kMaxBatchSize, at most kMaxBatchSizes of
+    // them, kept in the order given (the order each mode is profiled in). Empty text: none.
+    // Errors (the BatchSizes field) name the entry and say what was expected.
+    static Expected<QVector<int>> parseBatchSizes(const QString &text);
 
     // Chooses the modes of `modeSet` from the device's space:
     //   all            every mode

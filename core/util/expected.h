@@ -46,6 +46,7 @@ enum class InputField {
     ArrivalRate,  // requests per second, one or a range
     LatencyBudget,
     PowerBudget,
+    BatchSizes,  // the minibatch sizes a sweep profiles each mode at
 };
 
 // The outcome of an operation that can fail with a message meant for a person:

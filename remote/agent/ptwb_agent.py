@@ -301,7 +301,18 @@ def validate_workload(obj, key="workload", builtin_only=False):
         cwd = w.get("cwd")
         if cwd is not None and (not isinstance(cwd, str) or not cwd or "\x00" in cwd):
             raise OpError("bad_field", "workload.cwd: expected a non-empty string or null")
-        return {"kind": "command", "argv": list(argv), "cwd": cwd}
+        out = {"kind": "command", "argv": list(argv), "cwd": cwd}
+        # A sweep over batch sizes tells the command its batch (and whether it is inference) in
+        # its environment, as whole numbers only: nothing of the caller's text reaches it.
+        if "batch_size" in w:
+            out["batch_size"] = req_int(w, "batch_size", "workload.batch_size", lo=1, hi=4096)
+        inference = w.get("inference", False)
+        if not isinstance(inference, bool):
+            raise OpError("bad_field", "workload.inference: expected a boolean, got %s"
+                          % _type_name(inference))
+        if inference:
+            out["inference"] = True
+        return out
     if kind is None and "kind" not in w:
         raise OpError("bad_field", "%s.kind: missing; expected \"builtin\" or \"command\"" % key)
     raise OpError("bad_field", "%s.kind: expected \"builtin\" or \"command\", got %s"
@@ -1620,6 +1631,18 @@ class Agent(object):
                        "rails": values})
         return {"samples": len(totals), "total_w": stats(totals)}
 
+    @staticmethod
+    def _workload_env(w):
+        """The environment of a command workload: the agent's, plus PTWB_BATCH_SIZE and
+        PTWB_INFERENCE when the request set them (None: inherit unchanged)."""
+        if w["kind"] != "command" or ("batch_size" not in w and not w.get("inference")):
+            return None
+        env = dict(os.environ)
+        if "batch_size" in w:
+            env["PTWB_BATCH_SIZE"] = str(w["batch_size"])
+        env["PTWB_INFERENCE"] = "1" if w.get("inference") else "0"
+        return env
+
     def _workload_argv(self, w, minibatches):
         if w["kind"] == "command":
             return w["argv"], w["cwd"]
@@ -1645,7 +1668,8 @@ class Agent(object):
         events = queue.Queue()
         err_tail = collections.deque(maxlen=STDERR_KEEP)
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(argv, cwd=cwd, env=self._workload_env(w),
+                                    stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     close_fds=True, preexec_fn=_die_with_parent)
         except (OSError, ValueError) as e:

@@ -165,6 +165,12 @@ Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
                                       QStringLiteral("positive medians"));
     out.timeMs = *time;
     out.powerW = *power;
+    // The largest sample (agents since schema 7 send it); implausible values are dropped, never
+    // stored: a peak below the median or beyond any Jetson's draw is not a measurement.
+    const QJsonValue peak =
+        result.value(QLatin1String("power_w")).toObject().value(QLatin1String("max"));
+    if (peak.isDouble() && peak.toDouble() >= power->median && peak.toDouble() < 1000)
+        out.peakPowerW = peak.toDouble();
     out.minibatches = result.value(QLatin1String("minibatches")).toInt();
     out.discarded = result.value(QLatin1String("discarded")).toInt();
     out.settleSeconds = result.value(QLatin1String("settle_s")).toDouble();
@@ -192,7 +198,21 @@ QJsonObject WorkloadSpec::toJson() const
                      {QStringLiteral("argv"), QJsonArray::fromStringList(argv)}};
     if (!workingDirectory.isEmpty())
         out.insert(QStringLiteral("cwd"), workingDirectory);
+    if (commandTakesBatch)
+        out.insert(QStringLiteral("batch_size"), batchSize);
+    if (inference)
+        out.insert(QStringLiteral("inference"), true);
     return out;
+}
+
+WorkloadSpec WorkloadSpec::atBatch(int batch) const
+{
+    WorkloadSpec spec = *this;
+    if (batch > 0) {
+        spec.batchSize = batch;
+        spec.commandTakesBatch = builtin.isEmpty();
+    }
+    return spec;
 }
 
 Expected<WorkloadSpec> WorkloadSpec::fromJson(const QJsonObject &object)
@@ -211,6 +231,14 @@ Expected<WorkloadSpec> WorkloadSpec::fromJson(const QJsonObject &object)
         for (const QJsonValue &arg : object.value(QLatin1String("argv")).toArray())
             spec.argv.append(arg.toString());
         spec.workingDirectory = object.value(QLatin1String("cwd")).toString();
+        spec.inference = object.value(QLatin1String("inference")).toBool(false);
+        if (object.contains(QLatin1String("batch_size"))) {
+            spec.batchSize = object.value(QLatin1String("batch_size")).toInt(0);
+            spec.commandTakesBatch = true;
+            if (spec.batchSize < 1 || spec.batchSize > 4096)
+                return missing<WorkloadSpec>(QStringLiteral("workload.batch_size"),
+                                             QStringLiteral("a minibatch size of 1 to 4096"));
+        }
         if (spec.argv.isEmpty())
             return missing<WorkloadSpec>(QStringLiteral("workload.argv"),
                                          QStringLiteral("a non-empty list of strings"));

@@ -8,6 +8,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <optional>
+
 namespace ptwb {
 
 // Typed views of the agent's JSON (docs/device-protocol.md). Parsing checks every field the
@@ -63,6 +65,7 @@ struct ProfileResult
 {
     Quartiles3 timeMs;
     Quartiles3 powerW;
+    std::optional<double> peakPowerW;  // the largest power sample of the window, when sent
     int minibatches = 0;
     int discarded = 0;
     double settleSeconds = 0;
@@ -78,9 +81,19 @@ struct WorkloadSpec
 {
     QString builtin;  // resnet18, mobilenet_v3; empty for a command
     int batchSize = 16;
-    bool inference = false;  // a built-in workload's inference minibatches of batchSize requests
+    // Inference minibatches of batchSize requests instead of training ones. A command is told
+    // with PTWB_INFERENCE=1 in its environment.
+    bool inference = false;
     QStringList argv;
     QString workingDirectory;
+    // A command is told its batch size (PTWB_BATCH_SIZE in its environment) only when this is
+    // set (a sweep over batch sizes); a built-in workload always has one.
+    bool commandTakesBatch = false;
+
+    // The same workload at minibatch size `batch` (batch <= 0: unchanged).
+    WorkloadSpec atBatch(int batch) const;
+    // The minibatch size its measurements are at; 0 when not known (a command not told it).
+    int knownBatch() const { return builtin.isEmpty() && !commandTakesBatch ? 0 : batchSize; }
 
     QJsonObject toJson() const;
     static Expected<WorkloadSpec> fromJson(const QJsonObject &object);

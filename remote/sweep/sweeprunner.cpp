@@ -4,7 +4,9 @@
 #include "store/store.h"
 #include "sweep/sweepplan.h"
 #include "transport.h"
+#include "util/printable.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTimer>
@@ -20,6 +22,31 @@ namespace {
 bool closedForGood(const DeviceClient *client)
 {
     return client && client->transport() && client->transport()->lastCloseIsFinal();
+}
+
+// The last line the workload wrote on stderr (the agent keeps a tail), fit to quote.
+QString lastStderrLine(const DeviceError &error)
+{
+    const QJsonArray lines = error.details.value(QLatin1String("stderr")).toArray();
+    for (qsizetype i = lines.size() - 1; i >= 0; --i) {
+        const QString line = lines.at(i).toString().trimmed();
+        if (!line.isEmpty())
+            return printable(line, 300);
+    }
+    return {};
+}
+
+// PyTorch's words for it ("CUDA out of memory", "torch.OutOfMemoryError", "CUDA error: out of
+// memory"): a batch that does not fit fails the same way every time, so it is never retried.
+bool outOfMemory(const DeviceError &error)
+{
+    for (const QJsonValue &line : error.details.value(QLatin1String("stderr")).toArray()) {
+        const QString text = line.toString();
+        if (text.contains(QLatin1String("out of memory"), Qt::CaseInsensitive) ||
+            text.contains(QLatin1String("OutOfMemoryError")))
+            return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -207,7 +234,8 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
     worker.decreasingOnly = info.decreasingOnly();
     worker.deviceMode = info.mode;
     worker.bootId = info.bootId;
-    worker.reconnects = 0;
+    // `reconnects` is not reset here but when a mode is finished: a device that drops the
+    // connection during every profile makes no progress and is given up, not retried forever.
     if (worker.current) {
         checkTemperature(worker);  // the mode a planned reboot was for
         return;
@@ -256,9 +284,10 @@ void SweepRunner::onDisconnected(Worker &worker, const QString &reason)
         return;
     }
     if (++worker.reconnects > m_options.maxReconnects) {
-        retire(
-            worker,
-            QStringLiteral("lost %1 times in a row (%2)").arg(m_options.maxReconnects).arg(reason));
+        retire(worker,
+               QStringLiteral("lost %1 times in a row with no mode measured in between (%2)")
+                   .arg(m_options.maxReconnects)
+                   .arg(reason));
         return;
     }
     Q_EMIT message(QStringLiteral("%1: connection lost (%2); reconnecting (%3 of %4)")
@@ -443,11 +472,12 @@ void SweepRunner::profileCurrent(Worker &worker)
 {
     Worker *w = &worker;
     worker.profileClock.start();
-    DeviceCall *profile =
-        worker.client->call(QStringLiteral("profile"),
-                            {{QStringLiteral("workload"), m_workload.toJson()},
-                             {QStringLiteral("minibatches"), m_record.plan.minibatches}},
-                            m_options.profileTimeoutMs);
+    DeviceCall *profile = worker.client->call(
+        QStringLiteral("profile"),
+        {{QStringLiteral("workload"),
+          m_workload.atBatch(m_record.items[*worker.current].batchSize).toJson()},
+         {QStringLiteral("minibatches"), m_record.plan.minibatches}},
+        m_options.profileTimeoutMs);
     worker.streaming = profile;
     connect(profile, &DeviceCall::eventReceived, this,
             [this, w](const QString &kind, const QJsonObject &event) {
@@ -477,10 +507,70 @@ void SweepRunner::profileCurrent(Worker &worker)
             next(*w);
             return;
         }
+        const QString tail = lastStderrLine(reply.error);
+        const QString reason = tail.isEmpty()
+            ? reply.error.text()
+            : QStringLiteral("%1 (%2)").arg(reply.error.text(), tail);
+        if (outOfMemory(reply.error)) {
+            failOutOfMemory(*w, reason);
+            return;
+        }
         // The workload failed or the run was unusable: may be passing (a busy device, power
         // that never settled), so the mode gets another try before it counts as failed.
-        retryOrFail(*w, reply.error.text());
+        retryOrFail(*w, reason);
     });
+}
+
+void SweepRunner::failOutOfMemory(Worker &worker, const QString &reason)
+{
+    const int batch = m_record.items[*worker.current].batchSize;
+    // Before failItem, which takes the worker's next item from the queue.
+    skipLargerBatches(worker, batch);
+    failItem(worker, QStringLiteral("does not fit in the device's memory: %1").arg(reason));
+}
+
+void SweepRunner::skipLargerBatches(Worker &worker, int batch)
+{
+    if (batch <= 0)
+        return;
+    // Memory grows with the batch, not with the clocks: this batch or a larger one does not
+    // fit in any other mode either, so it is recorded as failed without being profiled.
+    int skipped = 0;
+    for (auto it = m_queue.begin(); it != m_queue.end();) {
+        SweepItem &item = m_record.items[*it];
+        if (item.batchSize < batch) {
+            ++it;
+            continue;
+        }
+        const QString why =
+            QStringLiteral("not profiled: batch %1 ran out of memory on %2 in "
+                           "%3, and batch %4 needs at least as much")
+                .arg(batch)
+                .arg(worker.device.target, m_record.items[*worker.current].mode.toCanonical())
+                .arg(item.batchSize);
+        if (Status stored =
+                m_sweeps.recordFailed(m_sweepId, item.position, why, worker.device.target);
+            !stored) {
+            Q_EMIT message(QStringLiteral("%1: %2").arg(worker.device.target, stored.error()));
+            ++it;
+            continue;
+        }
+        item.state = SweepItem::State::Failed;
+        item.reason = why;
+        ++m_failed;
+        ++skipped;
+        if (m_predicted)
+            m_predictedQueued -= m_predicted(item.mode);
+        Q_EMIT itemRecorded(item, Measurement {});
+        it = m_queue.erase(it);
+    }
+    if (skipped > 0) {
+        Q_EMIT message(QStringLiteral("%1: batch %2 ran out of memory; %3 planned items at "
+                                      "that batch or larger are not profiled")
+                           .arg(worker.device.target)
+                           .arg(batch)
+                           .arg(skipped));
+    }
 }
 
 bool SweepRunner::connectionTrouble(Worker &worker, const DeviceReply &reply)
@@ -528,8 +618,11 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     }
     Measurement m;
     m.mode = item.mode;
+    const WorkloadSpec run = m_workload.atBatch(item.batchSize);
+    (run.inference ? m.inferenceBatch : m.trainingBatch) = run.knownBatch();
     m.timeMs = result.timeMs.median;
     m.powerW = result.powerW.median;
+    m.peakPowerW = result.peakPowerW;
     m.timeSpreadMs = result.timeMs.q3 - result.timeMs.q1;
     m.powerSpreadW = result.powerW.q3 - result.powerW.q1;
     m.minibatches = result.minibatches;
@@ -543,6 +636,7 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     } else {
         item.state = SweepItem::State::Done;
         item.measurementId = *stored;
+        worker.reconnects = 0;
         m.id = *stored;
         ++m_done;
         if (m_predicted)
@@ -560,14 +654,17 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
 void SweepRunner::failItem(Worker &worker, const QString &reason)
 {
     SweepItem &item = m_record.items[*worker.current];
-    Q_EMIT message(QStringLiteral("%1: %2 failed: %3")
-                       .arg(worker.device.target, item.mode.toCanonical(), reason));
+    const QString what = item.batchSize > 0
+        ? QStringLiteral("%1 at batch %2").arg(item.mode.toCanonical()).arg(item.batchSize)
+        : item.mode.toCanonical();
+    Q_EMIT message(QStringLiteral("%1: %2 failed: %3").arg(worker.device.target, what, reason));
     if (Status stored =
             m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target);
         stored) {
         item.state = SweepItem::State::Failed;
         item.reason = reason;
         ++m_failed;
+        worker.reconnects = 0;
         Q_EMIT itemRecorded(item, Measurement {});
         if (m_predicted)
             m_predictedFinished += m_predicted(item.mode);
@@ -606,8 +703,10 @@ void SweepRunner::emitProgress(const Worker &worker)
     p.failed = m_failed;
     p.elapsedSeconds = m_clock.nsecsElapsed() / 1e9;
     p.remainingSeconds = remainingSeconds(p.elapsedSeconds);
-    if (worker.current)
+    if (worker.current) {
         p.currentMode = m_record.items[*worker.current].mode.toCanonical();
+        p.currentBatch = m_record.items[*worker.current].batchSize;
+    }
     p.target = worker.device.target;
     p.livePowerW = worker.livePowerW;
     Q_EMIT progress(p);
@@ -624,7 +723,8 @@ int SweepRunner::appendChosenModes()
     }
     if (more->isEmpty())
         return 0;  // converged: the plan is complete
-    Expected<QVector<SweepItem>> added = m_sweeps.append(m_sweepId, *more, m_record.plan.repeats);
+    Expected<QVector<SweepItem>> added =
+        m_sweeps.append(m_sweepId, *more, m_record.plan.repeats, m_record.plan.batchSizes);
     if (!added) {
         Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(added.error()));
         return 0;

@@ -37,6 +37,7 @@ struct SweepProgress
     double elapsedSeconds = 0;
     double remainingSeconds = -1;  // -1 until it can be estimated
     QString currentMode;  // of the device that reported last
+    int currentBatch = 0;  // the minibatch size it profiles; 0: the sweep's run's own
     QString target;
     double livePowerW = 0;
 };
@@ -58,7 +59,9 @@ class SweepRunner : public QObject
 public:
     struct Options
     {
-        int maxReconnects = 5;  // in a row, per device, before it is given up
+        // Lost connections in a row with no mode finished in between, per device, before it
+        // is given up.
+        int maxReconnects = 5;
         int reconnectDelayMs = 1000;
         double pauseAboveC = 85;  // overheating: pause until below resumeBelowC
         double resumeBelowC = 75;
@@ -133,6 +136,10 @@ private:
     void finishItem(Worker &worker, const ProfileResult &result);
     void failItem(Worker &worker, const QString &reason);
     void retryOrFail(Worker &worker, const QString &reason);
+    // A workload out of memory: failed at once, and every pending item at that batch or a
+    // larger one too (in every mode), without being profiled.
+    void failOutOfMemory(Worker &worker, const QString &reason);
+    void skipLargerBatches(Worker &worker, int batch);
     // A dropped or silent connection: true when the reply is that (handled by reconnecting).
     bool connectionTrouble(Worker &worker, const DeviceReply &reply);
     void requeueCurrent(Worker &worker);

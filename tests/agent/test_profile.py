@@ -53,6 +53,16 @@ RUNNER = textwrap.dedent("""\
 """)
 
 
+# Writes what the agent told it in its environment, then trains as usual.
+ENV_REPORT = textwrap.dedent("""\
+    import json, os, sys
+    with open(sys.argv[1], "w") as f:
+        json.dump({k: os.environ.get(k) for k in ("PTWB_BATCH_SIZE", "PTWB_INFERENCE")}, f)
+    for i in range(6):
+        print("PTWB_MINIBATCH %d" % (100 + i), flush=True)
+""")
+
+
 class ProfileTest(AgentTestCase):
     args = ["--time-scale", "10"]
 
@@ -114,6 +124,27 @@ class ProfileTest(AgentTestCase):
         self.assertAlmostEqual(settled[0]["t_s"], r["settle_s"])
         self.assertEqual(r["power_w"], {"median": 40.0, "q1": 40.0, "q3": 40.0, "max": 40.0})
         self.assertEqual(r["time_ms"]["median"], 100.0)
+
+    def test_command_told_its_batch_size_in_its_environment(self):
+        wl = self.script("env.py", ENV_REPORT)
+        out = os.path.join(self.tmp, "env.json")
+        argv = [sys.executable, wl, out]
+        self.ok("profile", workload={"kind": "command", "argv": argv, "batch_size": 32,
+                                     "inference": True},
+                minibatches=6, settle={"window": 2})
+        with open(out) as f:
+            self.assertEqual(json.load(f), {"PTWB_BATCH_SIZE": "32", "PTWB_INFERENCE": "1"})
+        # not told: the environment is the agent's own, without either variable
+        self.ok("profile", workload={"kind": "command", "argv": argv}, minibatches=6,
+                settle={"window": 2})
+        with open(out) as f:
+            self.assertEqual(json.load(f), {"PTWB_BATCH_SIZE": None, "PTWB_INFERENCE": None})
+        for bad in ({"batch_size": 0}, {"batch_size": "16"}, {"batch_size": 5000},
+                    {"inference": "yes"}):
+            w = {"kind": "command", "argv": argv}
+            w.update(bad)
+            e = self.err("profile", "bad_field", workload=w)
+            self.assertIn("workload.", e["message"])
 
     def test_command_workload_cut_at_minibatches(self):
         wl = self.script("wl.py", WORKLOAD)

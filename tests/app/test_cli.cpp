@@ -176,8 +176,9 @@ private Q_SLOTS:
         QTest::newRow("extra column")
             << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,notes\n")
             << "bad.csv:1: column 'notes': not a column of the PowerTrain layout; expected "
-               "exactly cores,cpu,gpu,mem,observed_time,observed_power (training) or "
-               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference)";
+               "cores,cpu,gpu,mem,observed_time,observed_power (training) or "
+               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference), optionally with "
+               "batch_size (training) and peak_power";
         QTest::newRow("non-numeric") << kGood + "12,2201600,13e,3199000000,5,6\n"
                                      << "bad.csv:4: column 'gpu': '13e' is not a frequency in Hz";
         QTest::newRow("negative time")

@@ -3,6 +3,7 @@
 #include "clirunner.h"
 #include "store/sqlite.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -138,6 +139,151 @@ private Q_SLOTS:
             QVERIFY2(r.err.contains(QLatin1String("rebooted")), qPrintable(r.err));
         verifyExactlyOnce(db, 16);
         QVERIFY(countsIn(db).bootIds >= minimumBootIds);
+    }
+
+    // Mode x inference batch: each mode applied once, then measured at every size in the order
+    // given, through a dropped connection; stored as inference under the -inference name,
+    // exported in the public inference layout; the store's workload then refuses training.
+    void inferenceAtSeveralBatchSizes()
+    {
+        const QString db = fresh(QStringLiteral("infer.sqlite"));
+        const QString state = fresh(QStringLiteral("sim"));
+        QStringList arguments =
+            sweepArguments(db, 3,
+                           {QStringLiteral("--sim-state"), state, QStringLiteral("--inference"),
+                            QStringLiteral("--batch-sizes"), QStringLiteral("16,1,4"),
+                            QStringLiteral("--sim-fault"), QStringLiteral("drop-after:9")});
+        arguments[arguments.indexOf(QStringLiteral("resnet18"))] =
+            QStringLiteral("mobilenet_v3-inference");
+        const CliResult r = runCli(arguments, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("reconnecting")), qPrintable(r.err));
+        const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(summary.value(QLatin1String("done")).toInt(), 9);
+        const Counts c = countsIn(db);
+        QCOMPARE(c.planned, 9);
+        QCOMPARE(c.measurements, 9);
+        QCOMPARE(c.distinctModes, 3);
+        QCOMPARE(c.unplannedMeasurements, 0);
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        // every (mode, size) once, each measurement at its planned size, none training
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM (SELECT DISTINCT cores, cpu_khz, gpu_hz, emc_hz, "
+                     "inference_batch FROM measurements)")),
+                 9);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM sweep_modes s JOIN measurements m ON m.id = "
+                     "s.measurement_id WHERE m.inference_batch = s.batch_size AND "
+                     "m.training_batch IS NULL")),
+                 9);
+        // the plan's order: 16, 1, 4 after each mode
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM sweep_modes WHERE batch_size = CASE position % 3 "
+                     "WHEN 0 THEN 16 WHEN 1 THEN 1 ELSE 4 END")),
+                 9);
+        // a bigger batch takes longer in every mode (the simulated device's inference model)
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM measurements a JOIN measurements b ON a.cores = b.cores "
+                     "AND a.cpu_khz = b.cpu_khz AND a.gpu_hz = b.gpu_hz AND a.emc_hz = b.emc_hz "
+                     "WHERE a.inference_batch = 1 AND b.inference_batch = 16 AND b.time_ms > "
+                     "a.time_ms")),
+                 3);
+
+        const QString csv = fresh(QStringLiteral("infer.csv"));
+        const CliResult exported = runCli(
+            {QStringLiteral("export"), QStringLiteral("--db"), db, QStringLiteral("--workload"),
+             QStringLiteral("mobilenet_v3-inference"), QStringLiteral("--out"), csv});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        // the public inference layout, with the peak the agent measured beside the median
+        QCOMPARE(file.readLine(),
+                 QByteArray("cores,cpu,gpu,mem,observed_time,bs,observed_power,peak_power\n"));
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM measurements WHERE peak_power_w >= power_w")),
+                 9);
+
+        // The same workload's training is refused before anything is planned.
+        QStringList training =
+            sweepArguments(db, 2,
+                           {QStringLiteral("--sim-state"), state, QStringLiteral("--run"),
+                            QStringLiteral("builtin:mobilenet_v3")});
+        training[training.indexOf(QStringLiteral("resnet18"))] =
+            QStringLiteral("mobilenet_v3-inference");
+        const CliResult refused = runCli(training, 60000);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String(
+                     "--workload: workload 'mobilenet_v3-inference' on simulated-orin-agx holds "
+                     "inference measurements; sweep its training under another workload name")),
+                 qPrintable(refused.err));
+        QCOMPARE(countsIn(db).planned, 9);
+
+        // A list that does not parse, and a plan kind that chooses at one batch size.
+        for (const auto &[sizes, modes] :
+             {std::pair(QStringLiteral("8,eight"), QStringLiteral("random:2")),
+              std::pair(QStringLiteral("8,16"), QStringLiteral("als:30"))}) {
+            QStringList arguments = sweepArguments(db, 2, {QStringLiteral("--batch-sizes"), sizes});
+            arguments[arguments.indexOf(QStringLiteral("random:2"))] = modes;
+            const CliResult r = runCli(arguments, 60000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(QLatin1String("--batch-sizes: ")), qPrintable(r.err));
+        }
+        QCOMPARE(countsIn(db).planned, 9);
+    }
+
+    // A batch that does not fit fails as on a device (the simulated one runs out of memory at
+    // 1024 for ResNet-18): reported with the workload's own words, never stored, never
+    // retried, and that batch and larger ones are not profiled in the other modes.
+    void aBatchThatDoesNotFitIsReportedNotStored()
+    {
+        const QString db = fresh(QStringLiteral("oom.sqlite"));
+        const CliResult r = runCli(
+            sweepArguments(db, 2,
+                           {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                            QStringLiteral("--batch-sizes"), QStringLiteral("16,1024,2048,8")}),
+            120000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QLatin1String("trying again")), qPrintable(r.err));
+        const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(summary.value(QLatin1String("done")).toInt(), 4);
+        QCOMPARE(summary.value(QLatin1String("failed")).toInt(), 4);
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM measurements WHERE training_batch IN (8, 16)")),
+                 4);
+        QCOMPARE(*connection->queryInt(QStringLiteral("SELECT count(*) FROM measurements")), 4);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM sweep_modes WHERE state = 'failed' AND reason LIKE "
+                     "'does not fit in the device''s memory: %CUDA out of memory: training "
+                     "batch 1024 of resnet18 needs about%'")),
+                 1);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM sweep_modes WHERE state = 'failed' AND attempts = 1 "
+                     "AND batch_size >= 1024 AND reason LIKE 'not profiled: batch 1024 ran out "
+                     "of memory%'")),
+                 3);
+    }
+
+    // A device that drops the connection during every profile makes no progress: it is given
+    // up after five lost connections in a row, its modes stay pending, nothing is stored.
+    void aDeviceThatDropsEveryProfileIsGivenUp()
+    {
+        const QString db = fresh(QStringLiteral("drops.sqlite"));
+        // each connection: hello, hello (temperature), apply_mode, then profile is request 4
+        const CliResult r =
+            runCli(sweepArguments(db, 3,
+                                  {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                                   QStringLiteral("--sim-fault"), QStringLiteral("drop-after:4")}),
+                   120000);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("lost 5 times in a row with no mode measured in "
+                                              "between")),
+                 qPrintable(r.err));
+        const Counts c = countsIn(db);
+        QCOMPARE(c.measurements, 0);
+        QCOMPARE(c.pending, 3);
     }
 
     void killedSweepResumesWithoutDuplicatesOrGaps()

@@ -83,9 +83,10 @@ private Q_SLOTS:
                "cores,cpu,gpu,mem,observed_time,observed_power";
         QTest::newRow("extra column")
             << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,fan\n")
-            << "m.csv:1: column 'fan': not a column of the PowerTrain layout; expected exactly "
+            << "m.csv:1: column 'fan': not a column of the PowerTrain layout; expected "
                "cores,cpu,gpu,mem,observed_time,observed_power (training) or "
-               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference)";
+               "cores,cpu,gpu,mem,observed_time,bs,observed_power (inference), optionally with "
+               "batch_size (training) and peak_power";
         QTest::newRow("duplicate column")
             << QByteArray("cores,cpu,gpu,gpu,observed_time,observed_power\n")
             << "m.csv:1: column 'gpu': appears twice in the header";
@@ -237,6 +238,86 @@ private Q_SLOTS:
         QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
         QCOMPARE(parsed->rows[0].inferenceBatch, 0);
         QVERIFY(parsed->inferenceBatches.isEmpty());
+        // the public files' training batch, without a batch_size column
+        QCOMPARE(parsed->rows[0].trainingBatch, MeasurementCsv::kPublicTrainingBatch);
+        QVERIFY(!parsed->rows[0].peakPowerW);
+    }
+
+    // The optional columns: the training batch makes the same mode at two batches two
+    // measurements, not a repeat; the peak is the largest sample, never below the median.
+    void trainingBatchAndPeakColumns()
+    {
+        const QByteArray data = "cores,cpu,gpu,mem,observed_time,observed_power,batch_size,"
+                                "peak_power\n"
+                                "2,268800,1300500000,204000000,600,17.5,8,19.25\n"
+                                "2,268800,1300500000,204000000,1100,17.75,16,21\n"
+                                "2,268800,1300500000,204000000,1120,17.5,16,20.5\n";
+        const auto parsed = MeasurementCsv::parse(data, QStringLiteral("b.csv"), orin());
+        QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+        QCOMPARE(parsed->rows.size(), 3);
+        QCOMPARE(parsed->rows[0].trainingBatch, 8);
+        QCOMPARE(parsed->rows[1].trainingBatch, 16);
+        QCOMPARE(parsed->rows[0].peakPowerW, std::optional<double>(19.25));
+        QCOMPARE(parsed->repeatedModes, qint64(1));  // (mode, 16) twice; (mode, 8) once
+        QCOMPARE(parsed->distinctModes, qint64(1));
+
+        const QByteArray written = MeasurementCsv::write(parsed->rows);
+        QVERIFY2(written.startsWith("cores,cpu,gpu,mem,observed_time,observed_power,batch_size,"
+                                    "peak_power\n"),
+                 written.constData());
+        const auto again = MeasurementCsv::parse(written, QStringLiteral("w.csv"), orin());
+        QVERIFY2(again.ok(), qPrintable(again.error()));
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(again->rows[i].trainingBatch, parsed->rows[i].trainingBatch);
+            QCOMPARE(again->rows[i].peakPowerW, parsed->rows[i].peakPowerW);
+        }
+    }
+
+    void rejectsBadOptionalColumns_data()
+    {
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("batch 0")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,batch_size\n"
+                          "2,268800,1300500000,204000000,600,17.5,0\n")
+            << "b.csv:2: column 'batch_size': '0' is out of range; expected a training "
+               "minibatch size (1 to 4096)";
+        QTest::newRow("batch text")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,batch_size\n"
+                          "2,268800,1300500000,204000000,600,17.5,big\n")
+            << "b.csv:2: column 'batch_size': 'big' is not a whole number; expected a training "
+               "minibatch size (1 to 4096)";
+        QTest::newRow("peak below median")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,peak_power\n"
+                          "2,268800,1300500000,204000000,600,17.5,12\n")
+            << "b.csv:2: column 'peak_power': 12 W is below the row's median power 17.5 W; "
+               "expected the largest power sample";
+        QTest::newRow("peak not a number")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,peak_power\n"
+                          "2,268800,1300500000,204000000,600,17.5,hot\n")
+            << "b.csv:2: column 'peak_power': 'hot' is not a number; expected a peak power in "
+               "watts";
+        QTest::newRow("both batches")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,bs,observed_power,batch_size\n"
+                          "2,268800,1300500000,204000000,600,4,17.5,16\n")
+            << "b.csv:1: column 'batch_size': a training minibatch size in an inference file "
+               "(it has 'bs'); a file is one or the other";
+        QTest::newRow("short row")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,batch_size\n"
+                          "2,268800,1300500000,204000000,600,17.5\n"
+                          "2,268800,1300500000,204000000,600,17.5,16\n")
+            << "b.csv:2: 6 fields, expected 7 (cores,cpu,gpu,mem,observed_time,observed_power,"
+               "batch_size)";
+    }
+
+    void rejectsBadOptionalColumns()
+    {
+        QFETCH(QByteArray, data);
+        QFETCH(QString, error);
+        const auto parsed = MeasurementCsv::parse(data, QStringLiteral("b.csv"), orin());
+        QVERIFY(!parsed.ok());
+        QCOMPARE(parsed.error(), error);
+        QCOMPARE(parsed.errorKind(), ErrorKind::BadInput);
     }
 
     void rejectsBadBatchSizes_data()
@@ -245,6 +326,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString range =
             QStringLiteral("expected an inference minibatch size in requests (1 to 4096)");
+        // (the wording is shared with batch_size, see trainingBatchAndPeakColumns)
         QTest::newRow("zero") << QByteArray("0") << "'0' is out of range; " + range;
         QTest::newRow("negative") << QByteArray("-1") << "'-1' is out of range; " + range;
         QTest::newRow("fraction") << QByteArray("1.5") << "'1.5' is not a whole number; " + range;

@@ -3,6 +3,8 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -193,7 +195,7 @@ private Q_SLOTS:
         auto store = Store::open(path);
         QVERIFY2(store.ok(), qPrintable(store.error()));
         SqliteConnection &db = (*store)->connection();
-        QCOMPARE(*Schema::version(db), 6);
+        QCOMPARE(*Schema::version(db), Schema::kCurrentVersion);
         QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM measurements WHERE "
                                              "inference_batch IS NULL")),
                  qint64(2));
@@ -210,6 +212,103 @@ private Q_SLOTS:
         QVERIFY(!summaries->first().isInference());
         // The migrated file takes inference rows, and a zero batch is refused by the schema.
         QVERIFY(!db.exec(QStringLiteral("UPDATE measurements SET inference_batch = 0")).ok());
+    }
+
+    // Version 7 gives every training row stored before its batch: 16 for imported rows (the
+    // public files'), the built-in run's batch for a sweep's rows, unknown for a command's; the
+    // planned rows of old sweeps profile the run's own batch.
+    void migratesVersion6RowsWithTheirTrainingBatch()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v6.sqlite"));
+        {
+            Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+            QVERIFY(db.ok());
+            QVERIFY(Schema::migrate(*db, 6).ok());
+            const Status filled = db->exec(QStringLiteral(
+                "INSERT INTO devices VALUES (1, 'orin-agx', 'orin-agx', 'then');"
+                "INSERT INTO workloads VALUES (1, 'resnet18', 'then');"
+                "INSERT INTO workloads VALUES (2, 'mine', 'then');"
+                "INSERT INTO workloads VALUES (3, 'resnet18-inference', 'then');"
+                "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz) "
+                "VALUES (1, 0, 12, 2201600, 1300500000, 3199000000);"
+                "INSERT INTO measurements (id, device_id, workload_id, cores, cpu_khz, gpu_hz, "
+                "emc_hz, time_ms, power_w, source, measured_at, sweep_id, inference_batch) VALUES "
+                "(1, 1, 1, 12, 2201600, 1300500000, 3199000000, 300, 40, 'sweep', 'then', 1, NULL),"
+                "(2, 1, 1, 8, 2201600, 1300500000, 3199000000, 350, 35, 'import', 'then', NULL, "
+                "NULL),"
+                "(3, 1, 2, 8, 2201600, 1300500000, 3199000000, 350, 35, 'sweep', 'then', 2, NULL),"
+                "(4, 1, 3, 8, 2201600, 1300500000, 3199000000, 30, 25, 'import', 'then', NULL, "
+                "4)"));
+            QVERIFY2(filled.ok(), qPrintable(filled.error()));
+            // the plans as version 6 wrote them: the run is JSON text inside the plan's JSON
+            const QString builtinRun =
+                QStringLiteral(R"({"kind":"builtin","name":"resnet18","batch_size":32})");
+            const QString commandRun = QStringLiteral(R"({"kind":"command","argv":["python3"]})");
+            int id = 0;
+            for (const QString &run : {builtinRun, commandRun}) {
+                auto insert = db->prepare(QStringLiteral(
+                    "INSERT INTO sweeps (id, device_id, workload_id, plan, state, created_at) "
+                    "VALUES (?1, 1, ?2, ?3, 'done', 'then')"));
+                QVERIFY(insert.ok());
+                ++id;
+                insert->bind(1, qint64(id));
+                insert->bind(2, qint64(id));
+                insert->bind(
+                    3,
+                    QString::fromUtf8(QJsonDocument(QJsonObject {{QStringLiteral("mode_set"),
+                                                                  QStringLiteral("random:1")},
+                                                                 {QStringLiteral("run"), run}})
+                                          .toJson(QJsonDocument::Compact)));
+                QVERIFY(insert->run().ok());
+            }
+        }
+        auto store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        SqliteConnection &db = (*store)->connection();
+        QCOMPARE(*Schema::version(db), Schema::kCurrentVersion);
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM measurements")), qint64(4));
+        const auto rows =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("resnet18"));
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 2);
+        QCOMPARE(rows->at(0).trainingBatch, 32);  // the sweep's built-in run
+        QCOMPARE(rows->at(1).trainingBatch, 16);  // imported: the public files' batch
+        QVERIFY(!rows->at(0).peakPowerW);
+        const auto command =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("mine"));
+        QCOMPARE(command->at(0).trainingBatch, 0);  // a command's batch is not known
+        const auto inference = (*store)->measurements(QStringLiteral("orin-agx"),
+                                                      QStringLiteral("resnet18-inference"));
+        QCOMPARE(inference->at(0).trainingBatch, 0);
+        QCOMPARE(inference->at(0).inferenceBatch, 4);
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM sweep_modes WHERE batch_size "
+                                             "IS NULL")),
+                 qint64(1));
+        QVERIFY(!db.exec(QStringLiteral("UPDATE measurements SET training_batch = 0")).ok());
+    }
+
+    void trainingBatchAndPeakAreStoredAndLoaded()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        Measurement at8 = sample(12, 50, 30);
+        at8.trainingBatch = 8;
+        at8.peakPowerW = 36.5;
+        Measurement at64 = sample(12, 300, 42);
+        at64.trainingBatch = 64;
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("r"), QStringLiteral("r.csv"), QStringLiteral("ef"),
+                                {at8, at64})
+                    .ok());
+        const auto loaded = (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("r"));
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded->at(0).trainingBatch, 8);
+        QCOMPARE(loaded->at(0).peakPowerW, std::optional<double>(36.5));
+        QCOMPARE(loaded->at(1).trainingBatch, 64);
+        QVERIFY(!loaded->at(1).peakPowerW);
     }
 
     void inferenceBatchIsStoredAndLoaded()

@@ -104,6 +104,52 @@ class TestSweepPlan : public QObject
     }
 
 private Q_SLOTS:
+    void batchSizeLists_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QVector<int>>("sizes");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("empty") << QString() << QVector<int>() << QString();
+        QTest::newRow("order kept")
+            << QStringLiteral("32, 1,4") << QVector<int> {32, 1, 4} << QString();
+        QTest::newRow("largest") << QStringLiteral("4096") << QVector<int> {4096} << QString();
+        QTest::newRow("zero") << QStringLiteral("1,0") << QVector<int>()
+                              << QStringLiteral("'0': expected a minibatch size of 1 to 4096 (a "
+                                                "list such as 1,4,16,32,64)");
+        QTest::newRow("too large") << QStringLiteral("4097") << QVector<int>()
+                                   << QStringLiteral("'4097': expected a minibatch size of 1 to "
+                                                     "4096 (a list such as 1,4,16,32,64)");
+        QTest::newRow("text") << QStringLiteral("8,sixteen") << QVector<int>()
+                              << QStringLiteral("'sixteen': expected a minibatch size of 1 to "
+                                                "4096 (a list such as 1,4,16,32,64)");
+        QTest::newRow("empty entry") << QStringLiteral("8,,16") << QVector<int>()
+                                     << QStringLiteral("'': expected a minibatch size of 1 to "
+                                                       "4096 (a list such as 1,4,16,32,64)");
+        QTest::newRow("twice") << QStringLiteral("8,16,8") << QVector<int>()
+                               << QStringLiteral("8 is listed twice");
+        QStringList many;
+        for (int i = 1; i <= 33; ++i)
+            many.append(QString::number(i));
+        QTest::newRow("too many") << many.join(QLatin1Char(',')) << QVector<int>()
+                                  << QStringLiteral("33 batch sizes; expected at most 32");
+    }
+
+    void batchSizeLists()
+    {
+        QFETCH(QString, text);
+        QFETCH(QVector<int>, sizes);
+        QFETCH(QString, error);
+        const Expected<QVector<int>> parsed = SweepPlan::parseBatchSizes(text);
+        if (error.isEmpty()) {
+            QVERIFY2(parsed.ok(), qPrintable(parsed.error()));
+            QCOMPARE(*parsed, sizes);
+        } else {
+            QVERIFY(!parsed.ok());
+            QCOMPARE(parsed.error(), error);
+            QCOMPARE(parsed.field(), InputField::BatchSizes);
+        }
+    }
+
     void lowersOrKeepsLooksAtEveryDimension()
     {
         const PowerMode high = mode(8, 1728000, 918000000, 3199000000);

@@ -95,6 +95,47 @@ private Q_SLOTS:
         QVERIFY(!sweeps.latest(p.device, QStringLiteral("other")));
     }
 
+    // Each mode once, then every batch size in the order given, each repeated in a row: the
+    // mode is applied once for all its batch sizes.
+    void batchSizesFollowEachMode()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        SweepStore sweeps(*store);
+        SweepPlan p = plan(3, 2);
+        p.batchSizes = {32, 1, 4};
+        const Expected<qint64> id = sweeps.create(p);
+        QVERIFY2(id, qPrintable(id.error()));
+        Expected<SweepRecord> record = sweeps.load(*id);
+        QVERIFY2(record, qPrintable(record.error()));
+        QCOMPARE(record->plan.batchSizes, p.batchSizes);
+        QCOMPARE(record->plan.modes, p.modes);  // each mode once, whatever its sizes
+        QCOMPARE(record->items.size(), 18);  // 3 modes x 3 sizes x 2 repeats
+        for (int i = 0; i < record->items.size(); ++i) {
+            const SweepItem &item = record->items[i];
+            QCOMPARE(item.position, i);
+            QCOMPARE(item.mode, p.modes[i / 6]);
+            QCOMPARE(item.batchSize, p.batchSizes[(i / 2) % 3]);
+            QCOMPARE(item.repeat, i % 2);
+        }
+        // a grown plan takes the same sizes
+        const auto added = sweeps.append(*id, {p.modes.first()}, 1, p.batchSizes);
+        QVERIFY2(added, qPrintable(added.error()));
+        QCOMPARE(added->size(), 3);
+        QCOMPARE(added->at(2).batchSize, 4);
+        QCOMPARE(added->at(2).position, 20);
+        record = sweeps.load(*id);
+        QCOMPARE(record->items.last().batchSize, 4);
+
+        // without sizes an item profiles the run's own batch (0)
+        const Expected<qint64> plain = sweeps.create(plan(2));
+        QVERIFY(plain);
+        const Expected<SweepRecord> plainRecord = sweeps.load(*plain);
+        QVERIFY(plainRecord->plan.batchSizes.isEmpty());
+        QCOMPARE(plainRecord->items.size(), 2);
+        QCOMPARE(plainRecord->items[0].batchSize, 0);
+    }
+
     void highToLowOrder()
     {
         QVector<PowerMode> modes = plan(200).modes;
