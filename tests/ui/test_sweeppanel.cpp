@@ -11,8 +11,10 @@
 
 #include <QApplication>
 #include <QChartView>
+#include <QCheckBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -336,6 +338,54 @@ private Q_SLOTS:
         QCOMPARE(c.measurements, c.done);
         QCOMPARE(c.linked, c.done);
         QCOMPARE(c.orphans, 0);
+    }
+
+    // The Batch sizes field and the Inference box: every mode at every size, stored as the
+    // inference workload's own name, shown with its batch in the results table.
+    void inferenceAtSeveralBatchSizes()
+    {
+        const QString db = freshDatabase();
+        SweepPanel panel;
+        panel.setDatabasePath(db);
+        panel.setDevice(simulatedTarget());
+        panel.setRequest(request(QStringLiteral("random:2"), 20));
+        auto *sizes = panel.findChild<QLineEdit *>(QStringLiteral("batchSizesEdit"));
+        auto *inference = panel.findChild<QCheckBox *>(QStringLiteral("inferenceCheck"));
+        QVERIFY(sizes && inference);
+        sizes->setText(QStringLiteral("4, 1"));
+        inference->setChecked(true);
+        QCOMPARE(panel.request().workload, QStringLiteral("resnet18-inference"));
+        QCOMPARE(panel.request().batchSizes, (QVector<int> {4, 1}));
+        QSignalSpy finished(&panel, &SweepPanel::sweepFinished);
+        panel.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kWaitMs);
+        const StoreCounts c = countsOf(db, panel.sweepId());
+        QVERIFY2(c.failed == 0, qPrintable(c.failures));
+        QCOMPARE(c.done, 4);
+        QCOMPARE(c.measurements, 4);
+        auto connection = SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM measurements m JOIN workloads w ON w.id = "
+                     "m.workload_id WHERE w.name = 'resnet18-inference' AND m.inference_batch "
+                     "IN (1, 4)")),
+                 4);
+        const SweepResultsModel *results = panel.results();
+        QCOMPARE(results->rowCount(), 4);
+        QCOMPARE(results->index(0, SweepResultsModel::BatchColumn).data().toString(),
+                 QStringLiteral("4"));
+        QCOMPARE(results->index(1, SweepResultsModel::BatchColumn).data().toString(),
+                 QStringLiteral("1"));
+
+        // A list that does not parse is refused before anything is stored.
+        sizes->setText(QStringLiteral("4,four"));
+        panel.start();
+        QVERIFY(!panel.isRunning());
+        auto *message = panel.findChild<QLabel *>(QStringLiteral("messageLabel"));
+        QVERIFY2(message->text().contains(QLatin1String("Batch sizes: 'four': expected a "
+                                                        "minibatch size")),
+                 qPrintable(message->text()));
+        QCOMPARE(*connection->queryInt(QStringLiteral("SELECT count(*) FROM sweeps")), 1);
     }
 
     void refusedPlanIsReported()
