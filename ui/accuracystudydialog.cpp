@@ -211,7 +211,7 @@ void AccuracyStudyDialog::showWorkloads(const QVector<WorkloadSummary> &all)
     // The study trains and transfers models: training workloads only.
     QVector<WorkloadSummary> summaries;
     std::copy_if(all.cbegin(), all.cend(), std::back_inserter(summaries),
-                 [](const WorkloadSummary &s) { return !s.isInference(); });
+                 [](const WorkloadSummary &s) { return s.isTrainable(); });
     const QString reference = m_reference->currentData().toStringList().value(1);
     const QString target = m_target->currentData().toStringList().value(1);
     m_reference->clear();

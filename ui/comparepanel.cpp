@@ -309,7 +309,7 @@ void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
     for (const WorkloadSummary &s : summaries) {
         if (m_kind.isEmpty() || s.deviceKind == m_kind)
             ofKind.append(s);
-        if ((m_kind.isEmpty() || s.deviceKind == m_kind) && !s.isInference())
+        if ((m_kind.isEmpty() || s.deviceKind == m_kind) && s.isTrainable())
             m_summaries.append(s);
     }
     m_concurrent->setWorkloads(ofKind);

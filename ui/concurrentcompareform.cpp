@@ -241,6 +241,8 @@ void ConcurrentCompareForm::setWorkloads(const QVector<WorkloadSummary> &summari
     m_trainingReference->addItem(tr("(none)"), QStringList());
     m_inferenceReference->addItem(tr("(none)"), QStringList());
     for (const WorkloadSummary &s : summaries) {
+        if (!s.isInference() && !s.isTrainable())
+            continue;  // several training batch sizes: offered through its views (NAME@B)
         const QStringList data {s.device, s.workload};
         const QVector<QComboBox *> boxes = s.isInference()
             ? QVector<QComboBox *> {m_inference, m_inferenceReference}

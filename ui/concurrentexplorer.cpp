@@ -202,7 +202,7 @@ void ConcurrentExplorer::loadLists()
                 return passOn<Expected<Lists>>(all);
             Lists lists;
             for (const WorkloadSummary &s : *all) {
-                if (s.deviceKind != kind)
+                if (s.deviceKind != kind || (!s.isInference() && !s.isTrainable()))
                     continue;
                 (s.isInference() ? lists.inference : lists.training)
                     .append(

@@ -271,8 +271,9 @@ void ExplorePanel::loadWorkloads()
                 return passOn<Expected<QVector<WorkloadChoice>>>(all);
             QVector<WorkloadChoice> choices;
             for (const WorkloadSummary &s : *all) {
-                // Explore draws training time and power per mode: no inference workloads.
-                if (s.deviceKind == kind && !s.isInference())
+                // Explore draws training time and power per mode at one batch: no inference
+                // workloads, and a workload of several batch sizes through its views (NAME@B).
+                if (s.deviceKind == kind && s.isTrainable())
                     choices.append({s.workload, s.device, s.distinctModes});
             }
             return choices;

@@ -280,8 +280,8 @@ void ModelsPanel::showLists(const Expected<workflows::ModelOverview> &overview)
         auto *item = new QTreeWidgetItem(
             m_workloadList, {s.workload, s.device, QLocale().toString(s.distinctModes)});
         item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
-        if (s.isInference())
-            continue;  // models are trained on training measurements only
+        if (!s.isTrainable())
+            continue;  // models are trained on training measurements at one batch size
         m_trainWorkload->addItem(s.workload, s.device);
         m_targetWorkload->addItem(s.workload, s.device);
     }

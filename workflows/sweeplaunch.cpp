@@ -1,5 +1,6 @@
 #include "sweeplaunch.h"
 
+#include "store/batchview.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
@@ -99,10 +100,24 @@ QString builtinOfInference(const QString &workload)
         : workload;
 }
 
-Expected<qint64> planSweep(Store &store, const SweepRequest &request,
+Expected<qint64> planSweep(Store &store, const SweepRequest &asked,
                            const QVector<DeviceEndpoint> &devices)
 {
     using Result = Expected<qint64>;
+    // "resnet18@32" (a BatchView) is workload resnet18 profiled at batch 32
+    SweepRequest request = asked;
+    if (const std::optional<BatchView> view = BatchView::of(asked.workload)) {
+        if (!asked.batchSizes.isEmpty() && asked.batchSizes != QVector<int> {view->batch}) {
+            return Result::badInput(InputField::BatchSizes,
+                                    QStringLiteral("'%1' is batch %2 of '%3'; leave out the "
+                                                   "batch sizes or sweep '%3'")
+                                        .arg(asked.workload)
+                                        .arg(view->batch)
+                                        .arg(view->workload));
+        }
+        request.workload = view->workload;
+        request.batchSizes = {view->batch};
+    }
     if (devices.isEmpty())
         return Result::badInput(InputField::Target, QStringLiteral("no device to sweep on"));
     if (request.workload.trimmed().isEmpty())

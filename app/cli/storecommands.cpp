@@ -1,5 +1,6 @@
 #include "storecommands.h"
 
+#include "store/batchview.h"
 #include "store/importer.h"
 #include "store/measurementcsv.h"
 #include "store/store.h"
@@ -202,6 +203,10 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
                                 {QStringLiteral("distinct_modes"), s.distinctModes}};
             if (s.isInference())
                 object.insert(QStringLiteral("inference_batches"), intArray(s.inferenceBatches));
+            else
+                object.insert(QStringLiteral("training_batches"), intArray(s.trainingBatches));
+            if (s.batchView)
+                object.insert(QStringLiteral("batch_view"), true);
             output.object(object);
         }
         return kExitOk;
@@ -223,18 +228,28 @@ int WorkloadsCommand::run(const QCommandLineParser &parser, Output &output) cons
                     .arg(QStringLiteral("measurements"), 12)
                     .arg(QStringLiteral("modes"), 6)
                     .arg(QStringLiteral("kind")));
+    const auto list = [](const QVector<int> &sizes) {
+        QStringList out;
+        for (int size : sizes)
+            out.append(size > 0 ? QString::number(size) : QStringLiteral("unknown"));
+        return out.join(QLatin1Char(','));
+    };
     for (const WorkloadSummary &s : *summaries) {
-        QStringList batches;
-        for (int batch : s.inferenceBatches)
-            batches.append(QString::number(batch));
+        QString kind = QStringLiteral("training");
+        if (s.isInference())
+            kind = QStringLiteral("inference (bs %1)").arg(list(s.inferenceBatches));
+        else if (s.batchView)
+            kind = QStringLiteral("training, batch %1 of %2")
+                       .arg(list(s.trainingBatches), BatchView::of(s.workload)->workload);
+        else if (s.mixesBatches())
+            kind = QStringLiteral("training (batch sizes %1: use NAME@BATCH)")
+                       .arg(list(s.trainingBatches));
         output.line(QStringLiteral("%1  %2  %3  %4  %5")
                         .arg(s.device, -deviceWidth)
                         .arg(s.workload, -workloadWidth)
                         .arg(s.measurements, 12)
                         .arg(s.distinctModes, 6)
-                        .arg(batches.isEmpty() ? QStringLiteral("training")
-                                               : QStringLiteral("inference (bs %1)")
-                                                     .arg(batches.join(QLatin1Char(',')))));
+                        .arg(kind));
     }
     return kExitOk;
 }

@@ -136,6 +136,8 @@ Expected<ImportOutcome> Importer::run(const ImportRequest &request, const Store:
     using Result = Expected<ImportOutcome>;
     if (request.workload.trimmed().isEmpty())
         return Result::badInput(InputField::Workload, QStringLiteral("the workload name is empty"));
+    if (Status ok = Store::checkWorkloadName(request.workload); !ok)
+        return passOn<Result>(ok);
     const Expected<QString> kind = resolveKind(m_store, request.device, request.deviceKind);
     if (!kind)
         return passOn<Result>(kind);

@@ -44,8 +44,18 @@ struct WorkloadSummary
     qint64 distinctModes = 0;  // power modes, whatever their inference batch sizes
     // The distinct inference minibatch sizes, ascending; empty for a training workload.
     QVector<int> inferenceBatches;
+    // The distinct training minibatch sizes, ascending (0: rows whose batch is not known);
+    // empty for an inference workload.
+    QVector<int> trainingBatches;
+    // This is the view of one training batch of a workload measured at several ("NAME@B",
+    // BatchView): its rows are the workload's rows at that batch.
+    bool batchView = false;
 
     bool isInference() const { return !inferenceBatches.isEmpty(); }
+    // Several training batch sizes: a model is fitted to one at a time, through its views.
+    bool mixesBatches() const { return trainingBatches.size() > 1; }
+    // What training, transfer and mode selection can use as one workload.
+    bool isTrainable() const { return !isInference() && !mixesBatches(); }
 };
 
 // A file that was imported, kept so that the same content is never imported twice.

@@ -1,5 +1,6 @@
 #include "store/store.h"
 
+#include "store/batchview.h"
 #include "store/schema.h"
 
 #include <QDateTime>
@@ -99,8 +100,26 @@ Expected<qint64> Store::ensureDevice(const QString &name, const QString &kind)
     return id;
 }
 
+Status Store::checkWorkloadName(const QString &name)
+{
+    if (const std::optional<BatchView> view = BatchView::of(name)) {
+        return Status::badInput(
+            InputField::Workload,
+            QStringLiteral("'%1' names batch %2 of workload '%3' (NAME@BATCH is how the "
+                           "workbench reads one training batch of a workload); store it as "
+                           "'%3' with its batch size (a batch_size column, or a sweep's "
+                           "--batch-sizes %2)")
+                .arg(name)
+                .arg(view->batch)
+                .arg(view->workload));
+    }
+    return {};
+}
+
 Expected<qint64> Store::ensureWorkload(const QString &name)
 {
+    if (Status ok = checkWorkloadName(name); !ok)
+        return passOn<Expected<qint64>>(ok);
     auto upsert = m_db.prepare(
         QStringLiteral("INSERT INTO workloads (name, created_at) VALUES (?1, ?2) "
                        "ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING id"));
@@ -320,6 +339,24 @@ void Store::bindMeasurement(SqliteStatement &insert, qint64 deviceId, qint64 wor
 
 Expected<QVector<Measurement>> Store::measurements(const QString &device, const QString &workload)
 {
+    // "NAME@B": the rows of NAME taken at training batch B (names like that are never stored)
+    if (const std::optional<BatchView> view = BatchView::of(workload)) {
+        Expected<QVector<Measurement>> rows = storedMeasurements(device, view->workload);
+        if (rows) {
+            rows->erase(std::remove_if(rows->begin(), rows->end(),
+                                       [batch = view->batch](const Measurement &m) {
+                                           return m.inferenceBatch > 0 || m.trainingBatch != batch;
+                                       }),
+                        rows->end());
+        }
+        return rows;
+    }
+    return storedMeasurements(device, workload);
+}
+
+Expected<QVector<Measurement>> Store::storedMeasurements(const QString &device,
+                                                         const QString &workload)
+{
     using Result = Expected<QVector<Measurement>>;
     auto select = m_db.prepare(QStringLiteral(
         "SELECT m.id, m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz, m.time_ms, m.power_w, "
@@ -418,7 +455,9 @@ Expected<QVector<WorkloadSummary>> Store::summaries()
     auto select = m_db.prepare(QStringLiteral(
         "SELECT d.name, d.kind, w.name, count(*), "
         "count(DISTINCT printf('%d/%d/%d/%d', m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz)), "
-        "group_concat(DISTINCT m.inference_batch) "
+        "group_concat(DISTINCT m.inference_batch), "
+        "group_concat(DISTINCT CASE WHEN m.inference_batch IS NULL THEN "
+        "coalesce(m.training_batch, 0) END) "
         "FROM measurements m JOIN devices d ON d.id = m.device_id "
         "JOIN workloads w ON w.id = m.workload_id GROUP BY d.id, w.id ORDER BY d.name, w.name"));
     if (!select)
@@ -430,15 +469,63 @@ Expected<QVector<WorkloadSummary>> Store::summaries()
             return Result::failure(row.error());
         if (!*row)
             break;
-        WorkloadSummary summary {select->columnText(0), select->columnText(1),
-                                 select->columnText(2), select->columnInt(3),
-                                 select->columnInt(4),  {}};
+        WorkloadSummary summary;
+        summary.device = select->columnText(0);
+        summary.deviceKind = select->columnText(1);
+        summary.workload = select->columnText(2);
+        summary.measurements = select->columnInt(3);
+        summary.distinctModes = select->columnInt(4);
         const QStringList batches =
             select->columnText(5).split(QLatin1Char(','), Qt::SkipEmptyParts);
         for (const QString &batch : batches)
             summary.inferenceBatches.append(batch.toInt());
         std::sort(summary.inferenceBatches.begin(), summary.inferenceBatches.end());
+        for (const QString &batch :
+             select->columnText(6).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            summary.trainingBatches.append(batch.toInt());
+        std::sort(summary.trainingBatches.begin(), summary.trainingBatches.end());
         out.append(summary);
+    }
+    select->reset();
+    return withBatchViews(out);
+}
+
+// Each training workload measured at several batch sizes gets a summary per known batch, right
+// after its own: "NAME@B" (BatchView), which every training view and command can use.
+Expected<QVector<WorkloadSummary>> Store::withBatchViews(const QVector<WorkloadSummary> &summaries)
+{
+    using Result = Expected<QVector<WorkloadSummary>>;
+    QVector<WorkloadSummary> out;
+    for (const WorkloadSummary &summary : summaries) {
+        out.append(summary);
+        if (!summary.mixesBatches())
+            continue;
+        auto select = m_db.prepare(QStringLiteral(
+            "SELECT m.training_batch, count(*), "
+            "count(DISTINCT printf('%d/%d/%d/%d', m.cores, m.cpu_khz, m.gpu_hz, m.emc_hz)) "
+            "FROM measurements m JOIN devices d ON d.id = m.device_id JOIN workloads w ON w.id "
+            "= m.workload_id WHERE d.name = ?1 AND w.name = ?2 AND m.inference_batch IS NULL "
+            "AND m.training_batch IS NOT NULL GROUP BY m.training_batch ORDER BY "
+            "m.training_batch"));
+        if (!select)
+            return Result::failure(select.error());
+        select->bind(1, summary.device);
+        select->bind(2, summary.workload);
+        for (;;) {
+            const Expected<bool> row = select->step();
+            if (!row)
+                return Result::failure(row.error());
+            if (!*row)
+                break;
+            WorkloadSummary view = summary;
+            const int batch = int(select->columnInt(0));
+            view.workload = BatchView {summary.workload, batch}.name();
+            view.measurements = select->columnInt(1);
+            view.distinctModes = select->columnInt(2);
+            view.trainingBatches = {batch};
+            view.batchView = true;
+            out.append(view);
+        }
     }
     return out;
 }

@@ -33,6 +33,8 @@ public:
     // Finds or creates the device called `name` (of kind `kind`, e.g. "orin-agx").
     Expected<qint64> ensureDevice(const QString &name, const QString &kind);
     Expected<qint64> ensureWorkload(const QString &name);
+    // A name the store may hold: not a BatchView ("NAME@32" names batch 32 of NAME).
+    static Status checkWorkloadName(const QString &name);
     // The kind of a device already in the store, or nothing.
     std::optional<QString> deviceKind(const QString &name);
 
@@ -58,11 +60,14 @@ public:
     // In the order they were stored, training and inference alike (Measurement::inferenceBatch
     // is 0 for training rows). Grouping them per mode is TrainingData::fromMeasurements' job,
     // which refuses inference rows.
+    // A BatchView name ("NAME@B") gives the training rows of NAME at batch B.
     Expected<QVector<Measurement>> measurements(const QString &device, const QString &workload);
     // The inference measurements of a workload, the device resolved as deviceOfWorkload does
     // (`device` may be empty). A workload of training measurements is bad input.
     Expected<QVector<Measurement>> inferenceMeasurements(const QString &workload,
                                                          const QString &device);
+    // Every stored workload per device, and after a training workload measured at several
+    // batch sizes, one BatchView summary per known batch ("NAME@B").
     Expected<QVector<WorkloadSummary>> summaries();
     // The device a workload was measured on: `requested` when it has measurements there, else
     // the only one (an error names the devices when there are several, or none).
@@ -90,6 +95,9 @@ public:
 private:
     Status checkOneKind(qint64 deviceId, qint64 workloadId, const QString &device,
                         const QString &workload, const QVector<ImportSource> &sources);
+    Expected<QVector<Measurement>> storedMeasurements(const QString &device,
+                                                      const QString &workload);
+    Expected<QVector<WorkloadSummary>> withBatchViews(const QVector<WorkloadSummary> &summaries);
 
     explicit Store(SqliteConnection db)
         : m_db(std::move(db))

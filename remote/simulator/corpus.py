@@ -105,13 +105,14 @@ def main(argv=None):
     ap.add_argument("--inference", action="store_true",
                     help="inference minibatches in the public inference layout (with bs)")
     ap.add_argument("--batch-sizes", type=parse_batch_sizes, default=None, metavar="LIST",
-                    help="inference batch sizes (default 1,4,16,32,64); needs --inference")
+                    help="with --inference: inference batch sizes (default 1,4,16,32,64); "
+                         "without: training batch sizes, written with batch_size and "
+                         "peak_power columns (a batch that does not fit the device's memory "
+                         "is left out, as a sweep would fail it)")
     args = ap.parse_args(argv)
     if args.all and args.grid not in (None, "all"):
         ap.error("--all contradicts --grid %s" % args.grid)
     grid_name = "all" if args.all else (args.grid or "public")
-    if args.batch_sizes is not None and not args.inference:
-        ap.error("--batch-sizes needs --inference")
     batch_sizes = args.batch_sizes or list(DEFAULT_BATCH_SIZES)
 
     model = perfmodel.PerfModel(args.device)
@@ -141,6 +142,21 @@ def main(argv=None):
                 p = model.inference_power_w(args.workload, mode, b) * (1 + rng.gauss(0, POWER_NOISE))
                 lines.append("%d,%d,%d,%d,%.4f,%.1f,%.4f" % (mode.cores, mode.cpu_khz, mode.gpu_hz,
                                                              mode.emc_hz, t, b, p))
+    elif args.batch_sizes is not None:
+        lines = [TRAIN_HEADER + ",batch_size,peak_power"]
+        for b in batch_sizes:
+            if model.out_of_memory(args.workload, b):
+                sys.stderr.write("corpus: batch %d does not fit: %s\n"
+                                 % (b, model.out_of_memory(args.workload, b)))
+                continue
+            for mode in modes:
+                t = model.time_ms(args.workload, mode, b) * (1 + rng.gauss(0, TIME_NOISE))
+                noise = 1 + rng.gauss(0, POWER_NOISE)
+                p = model.power_w(args.workload, mode, b) * noise
+                peak = model.training_peak_w(args.workload, mode, b) * noise
+                lines.append("%d,%d,%d,%d,%.4f,%.4f,%d,%.4f" % (mode.cores, mode.cpu_khz,
+                                                                mode.gpu_hz, mode.emc_hz, t, p,
+                                                                b, max(p, peak)))
     else:
         lines = [TRAIN_HEADER]
         for mode in modes:

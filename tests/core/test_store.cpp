@@ -1,3 +1,4 @@
+#include "store/batchview.h"
 #include "store/schema.h"
 #include "store/store.h"
 
@@ -309,6 +310,80 @@ private Q_SLOTS:
         QCOMPARE(loaded->at(0).peakPowerW, std::optional<double>(36.5));
         QCOMPARE(loaded->at(1).trainingBatch, 64);
         QVERIFY(!loaded->at(1).peakPowerW);
+    }
+
+    // A workload at several training batch sizes is listed with one view per batch, "NAME@B",
+    // whose rows are the workload's rows at that batch; such names are never stored.
+    void batchViewsOfAWorkloadAtSeveralBatchSizes()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("w.sqlite")));
+        QVERIFY(store.ok());
+        QVector<Measurement> rows;
+        for (int batch : {8, 32}) {
+            for (int cores : {4, 8, 12}) {
+                Measurement m = sample(cores, 10.0 * batch + cores, 20 + cores);
+                m.trainingBatch = batch;
+                rows.append(m);
+            }
+        }
+        rows.append(rows.first());  // a repeat at batch 8
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("r"), QStringLiteral("r.csv"), QStringLiteral("ab"),
+                                rows)
+                    .ok());
+        QVERIFY((*store)
+                    ->addImport(QStringLiteral("orin-agx"), QStringLiteral("orin-agx"),
+                                QStringLiteral("one"), QStringLiteral("o.csv"),
+                                QStringLiteral("cd"), {sample(4, 100, 20)})
+                    .ok());
+        const auto summaries = (*store)->summaries();
+        QVERIFY2(summaries.ok(), qPrintable(summaries.error()));
+        QStringList names;
+        for (const WorkloadSummary &s : *summaries)
+            names.append(s.workload);
+        QCOMPARE(names,
+                 (QStringList {QStringLiteral("one"), QStringLiteral("r"), QStringLiteral("r@8"),
+                               QStringLiteral("r@32")}));
+        const WorkloadSummary &all = summaries->at(1);
+        QVERIFY(all.mixesBatches() && !all.isTrainable() && !all.batchView);
+        QCOMPARE(all.trainingBatches, (QVector<int> {8, 32}));
+        const WorkloadSummary &at8 = summaries->at(2);
+        QVERIFY(at8.batchView && at8.isTrainable());
+        QCOMPARE(at8.measurements, qint64(4));
+        QCOMPARE(at8.distinctModes, qint64(3));
+        QVERIFY(summaries->at(0).isTrainable() && !summaries->at(0).batchView);
+        QCOMPARE(summaries->at(0).trainingBatches, (QVector<int> {0}));  // not known
+
+        const auto view =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("r@32"));
+        QVERIFY(view.ok());
+        QCOMPARE(view->size(), 3);
+        for (const Measurement &m : *view)
+            QCOMPARE(m.trainingBatch, 32);
+        QCOMPARE(*(*store)->deviceOfWorkload(QStringLiteral("r@32"), {}),
+                 QStringLiteral("orin-agx"));
+        QVERIFY(
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("r@64"))->isEmpty());
+
+        // A view's name is never a stored workload: nothing is stored under it.
+        const auto refused = (*store)->addImport(
+            QStringLiteral("orin-agx"), QStringLiteral("orin-agx"), QStringLiteral("r@16"),
+            QStringLiteral("x.csv"), QStringLiteral("ef"), {sample(4, 100, 20)});
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.errorKind(), ErrorKind::BadInput);
+        QVERIFY2(refused.error().contains(QLatin1String("'r@16' names batch 16 of workload 'r'")),
+                 qPrintable(refused.error()));
+        QCOMPARE(*(*store)->connection().queryInt(QStringLiteral("SELECT count(*) FROM workloads")),
+                 qint64(2));
+        // Only "@" and a batch of 1..4096 without leading zeros make a view.
+        QVERIFY(!BatchView::of(QStringLiteral("r@032")));
+        QVERIFY(!BatchView::of(QStringLiteral("r@0")));
+        QVERIFY(!BatchView::of(QStringLiteral("r@5000")));
+        QVERIFY(!BatchView::of(QStringLiteral("@32")));
+        QVERIFY(!BatchView::of(QStringLiteral("user@host")));
+        QCOMPARE(BatchView::of(QStringLiteral("a@b@64"))->workload, QStringLiteral("a@b"));
     }
 
     void inferenceBatchIsStoredAndLoaded()
