@@ -192,7 +192,7 @@ Expected<QVector<ImportRecord>> Store::addImports(const QString &device, const Q
         return Result::failure(deviceId.error());
     const Expected<qint64> workloadId = ensureWorkload(workload);
     if (!workloadId)
-        return Result::failure(workloadId.error());
+        return passOn<Result>(workloadId);
     if (Status same = checkOneKind(*deviceId, *workloadId, device, workload, sources); !same)
         return passOn<Result>(same);
 

@@ -140,7 +140,7 @@ Expected<qint64> SweepStore::create(const SweepPlan &plan)
         return passOn<Result>(deviceId);
     const Expected<qint64> workloadId = m_store.ensureWorkload(plan.workload);
     if (!workloadId)
-        return Result::failure(workloadId.error());
+        return passOn<Result>(workloadId);
     auto insert = db.prepare(QStringLiteral(
         "INSERT INTO sweeps (device_id, workload_id, plan, state, created_at, target, minibatches) "
         "VALUES (?1, ?2, ?3, 'planned', ?4, ?5, ?6)"));

@@ -227,7 +227,7 @@ private Q_SLOTS:
             {QStringLiteral("workloads"), QStringLiteral("--db"), db, QStringLiteral("--json")});
         QCOMPARE(list.out.trimmed(),
                  QStringLiteral(R"({"device":"orin-agx","distinct_modes":2,"kind":"orin-agx",)"
-                                R"("measurements":2,"workload":"w"})"));
+                                R"("measurements":2,"training_batches":[16],"workload":"w"})"));
 
         // With --json the error is also a JSON object on stdout.
         const CliResult json =
