@@ -38,13 +38,13 @@ Expected<Finished> runPython(const QStringList &arguments)
 {
     using Result = Expected<Finished>;
     const QString what = QStringLiteral("the simulator's convergence model");
+    const QDeadlineTimer deadline(kTimeoutMs);
     QProcess process;
     process.start(QStringLiteral("python3"), arguments);
-    if (!process.waitForStarted(kTimeoutMs)) {
+    if (!process.waitForStarted(int(std::max<qint64>(1, deadline.remainingTime())))) {
         return Result::failure(
             QStringLiteral("cannot run %1 with python3: %2").arg(what, process.errorString()));
     }
-    const QDeadlineTimer deadline(kTimeoutMs);
     Finished finished;
     const auto stop = [&process](const QString &why) {
         process.kill();

@@ -2,6 +2,7 @@
 // model run as a real python3 child process.
 #include "convergencesource.h"
 
+#include <QDir>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -88,6 +89,52 @@ private Q_SLOTS:
                                                            QStringLiteral("orin-agx"), 1);
         QVERIFY(again.ok());
         QCOMPARE(again->points, relation->points);
+    }
+
+    // A model that misbehaves (here a stand-in script found through PTWB_REMOTE_DIR) is a
+    // failure, not bad input, and one that writes without end is stopped at 1 MiB.
+    void misbehavingModelFails_data()
+    {
+        QTest::addColumn<QByteArray>("script");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("endless output")
+            << QByteArray("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n")
+            << "the simulator's convergence model wrote more than 1048576 bytes; it was stopped";
+        QTest::newRow("exit 1") << QByteArray("import sys\nsys.stderr.write('boom\\n')\n"
+                                              "sys.exit(1)\n")
+                                << "the simulator's convergence model failed (exit status 1): "
+                                   "boom";
+        QTest::newRow("not its CSV")
+            << QByteArray("print('batch_size,samples_to_target')\nprint('8,1')\n")
+            << "convergence.py output:2: only one batch size; expected at least 2 rows to "
+               "relate batch size and samples";
+    }
+
+    void misbehavingModelFails()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed");
+        QFETCH(QByteArray, script);
+        QFETCH(QString, error);
+        QTemporaryDir remote;
+        QVERIFY(QDir(remote.path()).mkpath(QStringLiteral("simulator")));
+        QFile marker(remote.filePath(QStringLiteral("simulator/ptwb_simjetson.py")));
+        QVERIFY(marker.open(QIODevice::WriteOnly));
+        marker.close();
+        QFile model(remote.filePath(QStringLiteral("simulator/convergence.py")));
+        QVERIFY(model.open(QIODevice::WriteOnly) && model.write(script) == script.size());
+        model.close();
+        const QByteArray before = qgetenv("PTWB_REMOTE_DIR");
+        qputenv("PTWB_REMOTE_DIR", remote.path().toUtf8());
+        const auto failed = workflows::simulatedConvergence(QStringLiteral("resnet18"), {8, 16},
+                                                            QStringLiteral("orin-agx"), 0);
+        if (before.isEmpty())
+            qunsetenv("PTWB_REMOTE_DIR");
+        else
+            qputenv("PTWB_REMOTE_DIR", before);
+        QVERIFY(!failed.ok());
+        QCOMPARE(failed.errorKind(), ErrorKind::Failed);
+        QCOMPARE(failed.error(), error);
     }
 
     void simulatorRefusalsNameTheirField_data()
