@@ -3,6 +3,7 @@
 #include "benchcommand.h"
 #include "command.h"
 #include "concurrentcommands.h"
+#include "convergencecommands.h"
 #include "democommand.h"
 #include "devicecommands.h"
 #include "modelcommands.h"
@@ -40,6 +41,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<RecommendConcurrentCommand>());
     commands.push_back(std::make_unique<VerifyConcurrentCommand>());
     commands.push_back(std::make_unique<SweepCommand>());
+    commands.push_back(std::make_unique<ConvergenceCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
     commands.push_back(std::make_unique<SearchCommand>());
     commands.push_back(std::make_unique<DemoCommand>());

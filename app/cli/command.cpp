@@ -101,6 +101,8 @@ QString Command::defaultOptionFor(InputField field)
         return QStringLiteral("confirm-within");
     case InputField::BatchSizes:
         return QStringLiteral("batch-sizes");
+    case InputField::DatasetSamples:
+        return QStringLiteral("dataset-samples");
     }
     return {};
 }

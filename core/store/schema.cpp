@@ -132,7 +132,11 @@ ALTER TABLE measurements ADD COLUMN inference_batch INTEGER CHECK (inference_bat
 // the median (a power cap binds on the peak), and a sweep's planned row may name the batch size
 // it profiles (NULL: the sweep's own run). Existing training rows get their batch: the built-in
 // run's batch_size for a sweep's rows, 16 for imported rows (the public files' batch), NULL for
-// the rows of a sweep of the user's own command (its batch is not known).
+// the rows of a sweep of the user's own command (its batch is not known). A workload may have
+// one relation between its training minibatch size and the samples it needs to reach a target
+// accuracy (convergence): one row per batch size, all of one provenance (entered or imported by
+// the user, measured by a proxy run, or the simulator's model). It belongs to the workload, not
+// to a device: how many samples training needs does not depend on the hardware that runs it.
 const char kVersion7[] = R"sql(
 ALTER TABLE sweep_modes ADD COLUMN batch_size INTEGER CHECK (batch_size > 0);
 ALTER TABLE measurements ADD COLUMN training_batch INTEGER CHECK (training_batch > 0);
@@ -145,6 +149,17 @@ UPDATE measurements SET training_batch = (
       AND json_valid(json_extract(s.plan, '$.run'))
       AND json_extract(json_extract(s.plan, '$.run'), '$.kind') = 'builtin')
 WHERE inference_batch IS NULL AND sweep_id IS NOT NULL;
+CREATE TABLE convergence (
+    id              INTEGER PRIMARY KEY,
+    workload_id     INTEGER NOT NULL REFERENCES workloads(id),
+    batch_size      INTEGER NOT NULL CHECK (batch_size > 0),
+    samples         REAL NOT NULL CHECK (samples > 0),
+    target_accuracy REAL,
+    provenance      TEXT NOT NULL CHECK (provenance IN ('user', 'proxy', 'simulated')),
+    source          TEXT,
+    recorded_at     TEXT NOT NULL,
+    UNIQUE (workload_id, batch_size)
+);
 )sql";
 
 const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,

@@ -47,6 +47,7 @@ enum class InputField {
     LatencyBudget,
     PowerBudget,
     BatchSizes,  // the minibatch sizes a sweep profiles each mode at
+    DatasetSamples,  // training samples per epoch, to turn epochs to accuracy into samples
 };
 
 // The outcome of an operation that can fail with a message meant for a person:

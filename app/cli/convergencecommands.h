@@ -1,0 +1,23 @@
+#pragma once
+
+#include "command.h"
+
+namespace ptwb::cli {
+
+// ptwb convergence --db DB --workload W (--import FILE.csv [--dataset-samples N] | --simulate
+//   [--batch-sizes LIST] [--kind KIND] [--seed N] | --show)
+// A workload's samples to accuracy per training minibatch size: stores one from a file or the
+// simulator's model (replacing the one before), or shows the stored one.
+class ConvergenceCommand : public Command
+{
+public:
+    QString name() const override { return QStringLiteral("convergence"); }
+    QString summary() const override
+    {
+        return QStringLiteral("Samples to accuracy per batch size: import, simulate or show.");
+    }
+    void addOptions(QCommandLineParser &parser) const override;
+    int run(const QCommandLineParser &parser, Output &output) const override;
+};
+
+}  // namespace ptwb::cli
