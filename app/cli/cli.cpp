@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "batchevaluate.h"
 #include "benchcommand.h"
 #include "command.h"
 #include "concurrentcommands.h"
@@ -37,6 +38,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<RecommendCommand>());
     commands.push_back(std::make_unique<ParetoCommand>());
     commands.push_back(std::make_unique<EvaluateCommand>());
+    commands.push_back(std::make_unique<EvaluateBatchCommand>());
     commands.push_back(std::make_unique<EvaluateConcurrentCommand>());
     commands.push_back(std::make_unique<RecommendConcurrentCommand>());
     commands.push_back(std::make_unique<VerifyConcurrentCommand>());

@@ -1,5 +1,7 @@
 #include "optimizecommands.h"
 
+#include "batchrecommend.h"
+
 #include "optimize/evaluation.h"
 #include "optimize/tradeoffspace.h"
 #include "store/store.h"
@@ -46,7 +48,12 @@ void RecommendCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("MS")});
     parser.addOption({QStringLiteral("objective"),
                       QStringLiteral("time (fastest within a power budget, lowest power within a "
-                                     "time budget; default) or energy (lowest energy)."),
+                                     "time budget; default), energy (lowest energy), or "
+                                     "time-to-accuracy / energy-to-accuracy: the training batch "
+                                     "size and mode with the least time (energy) to the target "
+                                     "accuracy, with a power budget on the peak power (needs the "
+                                     "workload swept at several batch sizes and ptwb "
+                                     "convergence)."),
                       QStringLiteral("OBJECTIVE"), QStringLiteral("time")});
     parser.addOption({QStringLiteral("observed-only"),
                       QStringLiteral("Choose among measured modes only, ignoring models.")});
@@ -62,6 +69,8 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("workload")}, output, &exitCode))
         return exitCode;
+    if (isAccuracyObjective(parser.value(QStringLiteral("objective"))))
+        return recommendBatchAndMode(parser, output);
     const bool hasPower = parser.isSet(QStringLiteral("power-budget"));
     const bool hasTime = parser.isSet(QStringLiteral("time-budget"));
     if (hasPower == hasTime)
@@ -77,7 +86,8 @@ int RecommendCommand::run(const QCommandLineParser &parser, Output &output) cons
                 .arg(hasPower ? QStringLiteral("power-budget") : QStringLiteral("time-budget")));
     const QString objective = parser.value(QStringLiteral("objective"));
     if (objective != QLatin1String("time") && objective != QLatin1String("energy"))
-        return output.badUsage(QStringLiteral("--objective: expected time or energy"));
+        return output.badUsage(QStringLiteral("--objective: expected time, energy, "
+                                              "time-to-accuracy or energy-to-accuracy"));
 
     const Expected<TradeoffSpace> found = candidatesFor(parser);
     if (!found)

@@ -1,0 +1,144 @@
+// Batch size as a knob, end to end on the simulated Jetson: a sweep at two batch sizes, the
+// simulator's samples to accuracy, then `ptwb recommend --objective time-to-accuracy` and
+// `ptwb evaluate-batch` on what was stored.
+#include "clirunner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+class TestBatchCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        m_db = m_dir.filePath(QStringLiteral("b.sqlite"));
+        const CliResult sweep = runCli(
+            {QStringLiteral("sweep"), QStringLiteral("--db"), m_db, QStringLiteral("--target"),
+             QStringLiteral("sim:orin-agx"), QStringLiteral("--workload"),
+             QStringLiteral("resnet18"), QStringLiteral("--modes"), QStringLiteral("random:10"),
+             QStringLiteral("--batch-sizes"), QStringLiteral("8,32"),
+             QStringLiteral("--minibatches"), QStringLiteral("30"), QStringLiteral("--sim-speed"),
+             QStringLiteral("400"), QStringLiteral("--sim-state"),
+             m_dir.filePath(QStringLiteral("sim"))},
+            180000);
+        QVERIFY2(sweep.exitCode == 0, qPrintable(sweep.err));
+    }
+
+    void refusedWithoutSamplesToAccuracy()
+    {
+        const CliResult r =
+            runCli({QStringLiteral("recommend"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                    QStringLiteral("--power-budget"), QStringLiteral("40"),
+                    QStringLiteral("--objective"), QStringLiteral("time-to-accuracy")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QLatin1String("workload 'resnet18' has no samples-to-accuracy "
+                                              "relation; store one with ptwb convergence")),
+                 qPrintable(r.err));
+        const CliResult timeBudget =
+            runCli({QStringLiteral("recommend"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                    QStringLiteral("--time-budget"), QStringLiteral("100"),
+                    QStringLiteral("--objective"), QStringLiteral("energy-to-accuracy")});
+        QCOMPARE(timeBudget.exitCode, 2);
+        QVERIFY2(timeBudget.err.contains(QLatin1String("give --power-budget W")),
+                 qPrintable(timeBudget.err));
+    }
+
+    // The pick is the best of the per-batch bests, within the cap on the peak, and its time
+    // to accuracy is minibatches x time.
+    void recommendsABatchAndAMode()
+    {
+        const CliResult simulated = runCli(
+            {QStringLiteral("convergence"), QStringLiteral("--db"), m_db,
+             QStringLiteral("--workload"), QStringLiteral("resnet18"), QStringLiteral("--simulate"),
+             QStringLiteral("--batch-sizes"), QStringLiteral("8,16,32,64")});
+        QVERIFY2(simulated.exitCode == 0, qPrintable(simulated.err));
+        for (const QString &objective :
+             {QStringLiteral("time-to-accuracy"), QStringLiteral("energy-to-accuracy")}) {
+            const CliResult r =
+                runCli({QStringLiteral("recommend"), QStringLiteral("--db"), m_db,
+                        QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                        QStringLiteral("--power-budget"), QStringLiteral("45"),
+                        QStringLiteral("--objective"), objective, QStringLiteral("--observed-only"),
+                        QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            const QJsonObject answer = QJsonDocument::fromJson(r.out.toUtf8()).object();
+            QCOMPARE(answer.value(QLatin1String("convergence_provenance")).toString(),
+                     QStringLiteral("simulated"));
+            const QJsonArray perBatch = answer.value(QLatin1String("per_batch")).toArray();
+            QVERIFY(!perBatch.isEmpty() && perBatch.size() <= 2);
+            const QString key = objective.startsWith(QLatin1String("time"))
+                ? QStringLiteral("seconds")
+                : QStringLiteral("joules");
+            double best = 1e300;
+            for (const QJsonValue &v : perBatch) {
+                const QJsonObject b = v.toObject();
+                QVERIFY(b.value(QLatin1String("peak_w")).toDouble() <= 45);
+                QVERIFY(b.value(QLatin1String("peak_w")).toDouble() >=
+                        b.value(QLatin1String("power_w")).toDouble());
+                QCOMPARE(b.value(QLatin1String("seconds")).toDouble(),
+                         b.value(QLatin1String("minibatches")).toDouble() *
+                             b.value(QLatin1String("time_ms")).toDouble() / 1000);
+                best = std::min(best, b.value(key).toDouble());
+            }
+            const QJsonObject pick = answer.value(QLatin1String("pick")).toObject();
+            QCOMPARE(pick.value(key).toDouble(), best);
+            QVERIFY(pick.value(QLatin1String("peak_w")).toDouble() <= 45);
+        }
+        // nothing fits a cap below every mode's peak
+        const CliResult none = runCli(
+            {QStringLiteral("recommend"), QStringLiteral("--db"), m_db,
+             QStringLiteral("--workload"), QStringLiteral("resnet18"),
+             QStringLiteral("--power-budget"), QStringLiteral("1"), QStringLiteral("--objective"),
+             QStringLiteral("time-to-accuracy"), QStringLiteral("--observed-only")});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY2(none.out.contains(QLatin1String("stays under 1 W of peak power")),
+                 qPrintable(none.out));
+    }
+
+    // The baselines and the oracle on the stored truth (the sweep's modes, each batch).
+    void evaluatesTheBaselines()
+    {
+        const CliResult r =
+            runCli({QStringLiteral("evaluate-batch"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                    QStringLiteral("--power-budgets"), QStringLiteral("30,45"),
+                    QStringLiteral("--strategies"), QStringLiteral("oracle,largest,proxy,observed"),
+                    QStringLiteral("--samples"), QStringLiteral("5"), QStringLiteral("--repeats"),
+                    QStringLiteral("2"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 4);
+        for (const QString &line : lines) {
+            const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+            QVERIFY(o.value(QLatin1String("penalty_median")).toDouble() >= 0);
+            if (o.value(QLatin1String("strategy")).toString() == QLatin1String("oracle"))
+                QCOMPARE(o.value(QLatin1String("penalty_median")).toDouble(), 0.0);
+            if (o.value(QLatin1String("strategy")).toString() == QLatin1String("observed"))
+                QCOMPARE(o.value(QLatin1String("violations")).toDouble(), 0.0);
+        }
+        const CliResult noReference =
+            runCli({QStringLiteral("evaluate-batch"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                    QStringLiteral("--power-budgets"), QStringLiteral("30")});
+        QCOMPARE(noReference.exitCode, 2);
+        QVERIFY2(noReference.err.contains(QLatin1String("--reference-workload")),
+                 qPrintable(noReference.err));
+    }
+};
+
+QTEST_MAIN(TestBatchCli)
+#include "test_batchcli.moc"
