@@ -80,6 +80,21 @@ Status fitTimeAndPower(const QString &workload, const TrainingData &data, const 
 
 }  // namespace
 
+namespace {
+
+// "8, 16, 32" (0 reads "unknown": a batch that was not recorded).
+QString batchList(const QSet<int> &batches)
+{
+    QList<int> sorted(batches.cbegin(), batches.cend());
+    std::sort(sorted.begin(), sorted.end());
+    QStringList sizes;
+    for (int batch : sorted)
+        sizes.append(batch > 0 ? QString::number(batch) : QStringLiteral("unknown"));
+    return sizes.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
 Expected<TrainingData> TrainingData::fromMeasurements(const QVector<Measurement> &rows,
                                                       const QString &source)
 {
@@ -89,33 +104,24 @@ Expected<TrainingData> TrainingData::fromMeasurements(const QVector<Measurement>
             batches.insert(m.inferenceBatch);
     }
     if (!batches.isEmpty()) {
-        QList<int> sorted(batches.cbegin(), batches.cend());
-        std::sort(sorted.begin(), sorted.end());
-        QStringList sizes;
-        for (int batch : sorted)
-            sizes.append(QString::number(batch));
         return Expected<TrainingData>::badInput(
             InputField::Workload,
             QStringLiteral("%1 holds inference measurements (inference minibatch sizes %2), not "
                            "training ones; training, transfer, evaluation and mode selection "
                            "need a workload of training measurements")
-                .arg(source, sizes.join(QStringLiteral(", "))));
+                .arg(source, batchList(batches)));
     }
     QSet<int> trainingBatches;
     for (const Measurement &m : rows)
         trainingBatches.insert(m.trainingBatch);
     if (trainingBatches.size() > 1) {
-        QList<int> sorted(trainingBatches.cbegin(), trainingBatches.cend());
-        std::sort(sorted.begin(), sorted.end());
-        QStringList sizes;
-        for (int batch : sorted)
-            sizes.append(batch > 0 ? QString::number(batch) : QStringLiteral("unknown"));
         return Expected<TrainingData>::badInput(
             InputField::Workload,
             QStringLiteral("%1 holds training measurements at several minibatch sizes (%2); a "
                            "model is fitted at one batch size, and reducing them per mode would "
-                           "merge different batch sizes as repeats of one mode")
-                .arg(source, sizes.join(QStringLiteral(", "))));
+                           "merge different batch sizes as repeats of one mode (a stored "
+                           "workload is read one batch at a time as NAME@BATCH)")
+                .arg(source, batchList(trainingBatches)));
     }
     QHash<PowerMode, int> position;
     QVector<QVector<double>> times;

@@ -1,5 +1,6 @@
 #include "store/convergencecsv.h"
 
+#include "util/csvfield.h"
 #include "util/numbertext.h"
 
 #include <QHash>
@@ -13,6 +14,9 @@ namespace ptwb::ConvergenceCsv {
 
 namespace {
 
+using CsvField::parseWhole;
+using CsvField::unquote;
+
 enum Column { Batch, Samples, Epochs, Accuracy, ColumnCount };
 
 const std::array<const char *, ColumnCount> kColumnNames = {"batch_size", "samples_to_target",
@@ -20,28 +24,6 @@ const std::array<const char *, ColumnCount> kColumnNames = {"batch_size", "sampl
 
 const char kLayout[] = "batch_size and samples_to_target or epochs_to_target, optionally "
                        "target_accuracy";
-
-QByteArray unquote(const QByteArray &field)
-{
-    const QByteArray trimmed = field.trimmed();
-    if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"')
-        return trimmed.mid(1, trimmed.size() - 2).trimmed();
-    return trimmed;
-}
-
-// Whole numbers; "64.0" (as some spreadsheet tools write them) is accepted too.
-bool parseWhole(const QByteArray &text, qint64 *out)
-{
-    bool ok = false;
-    *out = text.toLongLong(&ok);
-    if (ok)
-        return true;
-    const double value = text.toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value != std::floor(value) || std::fabs(value) > 9e15)
-        return false;
-    *out = static_cast<qint64>(value);
-    return true;
-}
 
 class RowParser
 {

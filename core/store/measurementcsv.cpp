@@ -1,5 +1,6 @@
 #include "store/measurementcsv.h"
 
+#include "util/csvfield.h"
 #include "util/numbertext.h"
 
 #include <QHash>
@@ -13,6 +14,9 @@
 namespace ptwb::MeasurementCsv {
 
 namespace {
+
+using CsvField::parseWhole;
+using CsvField::unquote;
 
 // The first six are required. Batch (bs) is present only in the inference layout, where it comes
 // after the time; TrainingBatch (batch_size: the training minibatch size) and PeakPower
@@ -39,28 +43,6 @@ QString bothLayouts()
     return QStringLiteral("%1 (training) or %2 (inference), optionally with batch_size "
                           "(training) and peak_power")
         .arg(columnList(), inferenceColumnList());
-}
-
-QByteArray unquote(const QByteArray &field)
-{
-    const QByteArray trimmed = field.trimmed();
-    if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"')
-        return trimmed.mid(1, trimmed.size() - 2).trimmed();
-    return trimmed;
-}
-
-// Whole numbers; "2201600.0" (as some spreadsheet tools write them) is accepted too.
-bool parseWhole(const QByteArray &text, qint64 *out)
-{
-    bool ok = false;
-    *out = text.toLongLong(&ok);
-    if (ok)
-        return true;
-    const double value = text.toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value != std::floor(value) || std::fabs(value) > 9e15)
-        return false;
-    *out = static_cast<qint64>(value);
-    return true;
 }
 
 class RowParser
