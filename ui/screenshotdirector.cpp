@@ -232,7 +232,8 @@ void ScreenshotDirector::stageSweep()
     SweepPanel *sweep = m_window->sweep();
     workflows::SweepRequest request = sweep->request();
     request.workload = QString::fromLatin1(StarterData::kNewWorkload);
-    request.modeSet = QStringLiteral("random:24");
+    request.modeSet = QStringLiteral("random:12");
+    request.batchSizes = {16, 32};  // each mode at two batch sizes: the Batch column shows
     request.minibatches = 40;
     sweep->setRequest(request);
     connect(sweep->results(), &QAbstractItemModel::rowsInserted, this, [this, sweep] {

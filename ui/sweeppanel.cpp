@@ -522,8 +522,11 @@ void SweepPanel::onProgress(const SweepProgress &p)
     if (m_state != State::Running)
         return;  // "Pausing…", "Cancelling…" stay until the run has stopped
     Expected<PowerMode> mode = PowerMode::parse(p.currentMode);
+    const QString what = p.currentBatch > 0
+        ? tr("%1 at batch %2").arg(mode ? mode->toShort() : QString()).arg(p.currentBatch)
+        : (mode ? mode->toShort() : QString());
     m_currentLabel->setText(
-        mode ? tr("Measuring %1 · %2 W now").arg(mode->toShort()).arg(p.livePowerW, 0, 'f', 1)
+        mode ? tr("Measuring %1 · %2 W now").arg(what).arg(p.livePowerW, 0, 'f', 1)
              : tr("Between modes"));
     m_currentLabel->setToolTip(mode ? tr("%1 on %2").arg(p.currentMode, p.target) : QString());
 }
