@@ -109,6 +109,43 @@ private Q_SLOTS:
                  qPrintable(none.out));
     }
 
+    // Prediction across batch sizes is a transfer per batch view: a reference model of
+    // resnet18@8, transferred to the modes profiled at batch 32, is a model of resnet18@32 that
+    // the choice then uses for every mode of the device.
+    void transfersToAnotherBatchSize()
+    {
+        const CliResult reference = runCli({QStringLiteral("train"), QStringLiteral("--db"), m_db,
+                                            QStringLiteral("--workload"),
+                                            QStringLiteral("resnet18@8"), QStringLiteral("--json")},
+                                           180000);
+        QVERIFY2(reference.exitCode == 0, qPrintable(reference.err));
+        const CliResult transfer =
+            runCli({QStringLiteral("transfer"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--from"), QStringLiteral("resnet18@8"), QStringLiteral("--to"),
+                    QStringLiteral("resnet18@32"), QStringLiteral("--json")},
+                   180000);
+        QVERIFY2(transfer.exitCode == 0, qPrintable(transfer.err));
+        const QJsonObject model = QJsonDocument::fromJson(transfer.out.toUtf8()).object();
+        QCOMPARE(model.value(QLatin1String("workload")).toString(), QStringLiteral("resnet18@32"));
+        const CliResult r = runCli({QStringLiteral("recommend"), QStringLiteral("--db"), m_db,
+                                    QStringLiteral("--workload"), QStringLiteral("resnet18"),
+                                    QStringLiteral("--power-budget"), QStringLiteral("45"),
+                                    QStringLiteral("--objective"),
+                                    QStringLiteral("time-to-accuracy"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray sources = QJsonDocument::fromJson(r.out.toUtf8())
+                                       .object()
+                                       .value(QLatin1String("sources"))
+                                       .toArray();
+        QCOMPARE(sources.size(), 2);
+        // batch 32 is predicted for every mode by its model; batch 8's newest model is the
+        // reference trained on it
+        QVERIFY2(sources[1].toString().startsWith(QLatin1String("batch 32: model ")),
+                 qPrintable(sources[1].toString()));
+        QVERIFY2(sources[1].toString().contains(QLatin1String("(pt) + 10 measured modes")),
+                 qPrintable(sources[1].toString()));
+    }
+
     // The baselines and the oracle on the stored truth (the sweep's modes, each batch).
     void evaluatesTheBaselines()
     {
