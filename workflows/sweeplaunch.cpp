@@ -40,8 +40,14 @@ Expected<WorkloadSpec> workloadToRun(const SweepRequest &request)
 // Adaptive and search plans choose modes from training measurements at one batch size.
 Status checkBatchSizes(const SweepRequest &request)
 {
-    if (request.batchSizes.isEmpty())
+    if (request.batchSizes.isEmpty()) {
+        if (request.modeSet.trimmed().startsWith(QLatin1String("cap:")))
+            return Status::badInput(InputField::BatchSizes,
+                                    QStringLiteral("cap:WATTS finds the fastest GPU clock within "
+                                                   "the cap for each batch size: list them "
+                                                   "(e.g. 8,16,32,64)"));
         return {};
+    }
     for (const char *prefix : {"als:", "search:"}) {
         if (request.modeSet.trimmed().startsWith(QLatin1String(prefix))) {
             return Status::badInput(InputField::BatchSizes,

@@ -17,8 +17,10 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                                       "device: only its pending modes are measured."));
     parser.addOption({QStringLiteral("modes"),
                       QStringLiteral("all, random:N, als:N (active learning adds modes up to "
-                                     "N), grid:SPEC (e.g. grid:cores=even;cpu=every:2:2) or "
-                                     "search:gmd|bs:WATTS (see ptwb search)."),
+                                     "N), grid:SPEC (e.g. grid:cores=even;cpu=every:2:2), "
+                                     "search:gmd|bs:WATTS (see ptwb search) or cap:WATTS (with "
+                                     "--batch-sizes: per batch, largest first, the GPU clock "
+                                     "raised until the peak power passes the cap)."),
                       QStringLiteral("SET")});
     parser.addOption({QStringLiteral("repeats"),
                       QStringLiteral("Measurements of each mode (default 1)."), QStringLiteral("N"),

@@ -42,11 +42,22 @@ QString planJson(const SweepPlan &plan)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-// Rows for `modes` from `position` on: each mode at every batch size (in that order; 0, the
-// run's own, when there are none), each of those `repeats` times in a row.
+// Each mode at every batch size (in that order; 0, the run's own, when there are none).
+QVector<PlannedItem> itemsOf(const QVector<PowerMode> &modes, const QVector<int> &batchSizes)
+{
+    const QVector<int> sizes = batchSizes.isEmpty() ? QVector<int> {0} : batchSizes;
+    QVector<PlannedItem> items;
+    items.reserve(modes.size() * sizes.size());
+    for (const PowerMode &mode : modes) {
+        for (int batch : sizes)
+            items.append({mode, batch});
+    }
+    return items;
+}
+
+// Rows for `planned` from `position` on, each `repeats` times in a row.
 Expected<QVector<SweepItem>> insertItems(SqliteConnection &db, qint64 sweepId, int position,
-                                         const QVector<PowerMode> &modes, int repeats,
-                                         const QVector<int> &batchSizes)
+                                         const QVector<PlannedItem> &planned, int repeats)
 {
     using Result = Expected<QVector<SweepItem>>;
     auto insert = db.prepare(QStringLiteral(
@@ -54,31 +65,28 @@ Expected<QVector<SweepItem>> insertItems(SqliteConnection &db, qint64 sweepId, i
         "batch_size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
     if (!insert)
         return Result::failure(insert.error());
-    const QVector<int> sizes = batchSizes.isEmpty() ? QVector<int> {0} : batchSizes;
     QVector<SweepItem> items;
-    for (const PowerMode &mode : modes) {
-        for (int batch : sizes) {
-            for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
-                insert->bind(1, sweepId);
-                insert->bind(2, qint64(position));
-                insert->bind(3, qint64(mode.cores));
-                insert->bind(4, mode.cpuKHz);
-                insert->bind(5, mode.gpuHz);
-                insert->bind(6, mode.emcHz);
-                insert->bind(7, qint64(repeat));
-                if (batch > 0)
-                    insert->bind(8, qint64(batch));
-                else
-                    insert->bindNull(8);
-                if (Status status = insert->run(); !status)
-                    return Result::failure(status.error());
-                SweepItem item;
-                item.position = position++;
-                item.mode = mode;
-                item.batchSize = batch;
-                item.repeat = repeat;
-                items.append(item);
-            }
+    for (const PlannedItem &one : planned) {
+        for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
+            insert->bind(1, sweepId);
+            insert->bind(2, qint64(position));
+            insert->bind(3, qint64(one.mode.cores));
+            insert->bind(4, one.mode.cpuKHz);
+            insert->bind(5, one.mode.gpuHz);
+            insert->bind(6, one.mode.emcHz);
+            insert->bind(7, qint64(repeat));
+            if (one.batchSize > 0)
+                insert->bind(8, qint64(one.batchSize));
+            else
+                insert->bindNull(8);
+            if (Status status = insert->run(); !status)
+                return Result::failure(status.error());
+            SweepItem item;
+            item.position = position++;
+            item.mode = one.mode;
+            item.batchSize = one.batchSize;
+            item.repeat = repeat;
+            items.append(item);
         }
     }
     return items;
@@ -128,7 +136,8 @@ int SweepRecord::count(SweepItem::State state) const
                              [state](const SweepItem &item) { return item.state == state; }));
 }
 
-Expected<qint64> SweepStore::create(const SweepPlan &plan)
+Expected<qint64> SweepStore::create(const SweepPlan &plan,
+                                    const QVector<PlannedItem> &explicitItems)
 {
     using Result = Expected<qint64>;
     SqliteConnection &db = m_store.connection();
@@ -155,8 +164,9 @@ Expected<qint64> SweepStore::create(const SweepPlan &plan)
     if (Status status = insert->run(); !status)
         return Result::failure(status.error());
     const qint64 id = db.lastInsertRowId();
-    Expected<QVector<SweepItem>> items =
-        insertItems(db, id, 0, plan.modes, plan.repeats, plan.batchSizes);
+    Expected<QVector<SweepItem>> items = insertItems(
+        db, id, 0, explicitItems.isEmpty() ? itemsOf(plan.modes, plan.batchSizes) : explicitItems,
+        plan.repeats);
     if (!items)
         return Result::failure(items.error());
     if (Status status = transaction.commit(); !status)
@@ -233,6 +243,12 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
 Expected<QVector<SweepItem>> SweepStore::append(qint64 sweepId, const QVector<PowerMode> &modes,
                                                 int repeats, const QVector<int> &batchSizes)
 {
+    return appendItems(sweepId, itemsOf(modes, batchSizes), repeats);
+}
+
+Expected<QVector<SweepItem>>
+SweepStore::appendItems(qint64 sweepId, const QVector<PlannedItem> &planned, int repeats)
+{
     using Result = Expected<QVector<SweepItem>>;
     SqliteConnection &db = m_store.connection();
     Transaction transaction(db);
@@ -248,8 +264,7 @@ Expected<QVector<SweepItem>> SweepStore::append(qint64 sweepId, const QVector<Po
         return Result::failure(row ? QStringLiteral("no sweep %1").arg(sweepId) : row.error());
     const int position = int(last->columnInt(0));
     last->reset();
-    Expected<QVector<SweepItem>> items =
-        insertItems(db, sweepId, position, modes, repeats, batchSizes);
+    Expected<QVector<SweepItem>> items = insertItems(db, sweepId, position, planned, repeats);
     if (!items)
         return items;
     if (Status status = transaction.commit(); !status)

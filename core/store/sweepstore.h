@@ -36,6 +36,13 @@ struct SweepItem
     qint64 measurementId = 0;  // the stored measurement of a done item
 };
 
+// One (mode, batch size) to add to a plan; batch 0: the run's own.
+struct PlannedItem
+{
+    PowerMode mode;
+    int batchSize = 0;
+};
+
 struct SweepRecord
 {
     qint64 id = 0;
@@ -58,13 +65,18 @@ public:
     {
     }
 
-    Expected<qint64> create(const SweepPlan &plan);
+    // Stores the plan with its items: plan.modes at every plan.batchSizes, or, when given,
+    // exactly `explicitItems` (a plan that chooses batch sizes as it goes).
+    Expected<qint64> create(const SweepPlan &plan, const QVector<PlannedItem> &explicitItems = {});
     Expected<SweepRecord> load(qint64 id);
     // Adds modes to a stored plan (an adaptive sweep grows as it learns), after the last
     // position, in one transaction, each at every batch size of `batchSizes` (empty: the run's
     // own). Returns the new items.
     Expected<QVector<SweepItem>> append(qint64 sweepId, const QVector<PowerMode> &modes,
                                         int repeats, const QVector<int> &batchSizes = {});
+    // The same with each item's own batch size (a plan that chooses batch sizes as it goes).
+    Expected<QVector<SweepItem>> appendItems(qint64 sweepId, const QVector<PlannedItem> &items,
+                                             int repeats);
     // The newest sweep of a workload on a device, for --resume without an id.
     Expected<qint64> latest(const QString &device, const QString &workload);
     Status setState(qint64 id, SweepState state);

@@ -1,6 +1,7 @@
 #include "sweep/sweepplan.h"
 
 #include "optimize/budgetsearch.h"
+#include "sweep/capladder.h"
 
 #include <algorithm>
 #include <numeric>
@@ -49,7 +50,8 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
         return Result::badInput(
             InputField::Modes,
             QStringLiteral("'%1': %2; expected all, random:N, als:N, grid:SPEC (e.g. "
-                           "grid:cores=even;cpu=every:2:2) or search:gmd|bs:WATTS")
+                           "grid:cores=even;cpu=every:2:2), search:gmd|bs:WATTS or "
+                           "cap:WATTS (with batch sizes)")
                 .arg(modeSet, why));
     };
     const ModeSpace full(device);
@@ -83,6 +85,11 @@ Expected<QVector<PowerMode>> SweepPlan::selectModes(const DeviceSpec &device,
             return bad(goal.error());
         // The first mode depends on what the store holds (pts' reference model): SweepSetup
         // asks the search for it when it stores the plan.
+    } else if (modeSet.startsWith(QLatin1String("cap:"))) {
+        const Expected<std::optional<double>> cap = CapLadder::capOf(modeSet);
+        if (!cap)
+            return bad(cap.error());
+        // The ladder picks one (mode, batch) at a time from what was measured (SweepSetup).
     } else if (modeSet.startsWith(QLatin1String("grid:"))) {
         Expected<ModeSpace> grid = ModeSpace::subGrid(device, modeSet.mid(5));
         if (!grid)

@@ -69,6 +69,8 @@ struct SweepPlan
     //                  lowest-power mode within MS ms per minibatch; SearchGoal): no modes here;
     //                  SweepSetup::create plans the first the search asks for, and the next
     //                  one each time the last is measured
+    //   cap:W          with batchSizes: the study's ladder for a power cap on the peak
+    //                  (CapLadder), one (mode, batch) at a time; no modes here either
     // Errors name the mode set and say what was expected.
     static Expected<QVector<PowerMode>> selectModes(const DeviceSpec &device,
                                                     const QString &modeSet, quint64 seed);

@@ -714,7 +714,7 @@ void SweepRunner::emitProgress(const Worker &worker)
 
 int SweepRunner::appendChosenModes()
 {
-    Expected<QVector<PowerMode>> more = m_extender(m_record);
+    Expected<QVector<PlannedItem>> more = m_extender(m_record);
     if (!more) {
         Q_EMIT message(QStringLiteral("sweep %1: choosing more modes failed: %2")
                            .arg(m_sweepId)
@@ -724,7 +724,7 @@ int SweepRunner::appendChosenModes()
     if (more->isEmpty())
         return 0;  // converged: the plan is complete
     Expected<QVector<SweepItem>> added =
-        m_sweeps.append(m_sweepId, *more, m_record.plan.repeats, m_record.plan.batchSizes);
+        m_sweeps.appendItems(m_sweepId, *more, m_record.plan.repeats);
     if (!added) {
         Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(added.error()));
         return 0;
@@ -737,10 +737,13 @@ int SweepRunner::appendChosenModes()
     }
     const Expected<std::optional<SearchGoal>> goal = SearchGoal::of(m_record.plan.modeSet);
     const bool search = goal && goal->has_value();
+    const bool cap = m_record.plan.modeSet.startsWith(QLatin1String("cap:"));
     Q_EMIT message(QStringLiteral("sweep %1: %2 more modes chosen by %3 (%4 planned)")
                        .arg(m_sweepId)
                        .arg(more->size())
-                       .arg(search ? (*goal)->strategy : QStringLiteral("active learning"))
+                       .arg(search ? (*goal)->strategy
+                                   : cap ? QStringLiteral("the cap ladder")
+                                         : QStringLiteral("active learning"))
                        .arg(m_record.items.size()));
     return int(added->size());
 }

@@ -83,12 +83,11 @@ public:
         m_predicted = std::move(predicted);
     }
 
-    // For adaptive plans: called when every planned mode is done, with the sweep so far; the
-    // modes it returns are added to the stored plan and measured. Empty: the plan is complete.
-    void setPlanExtender(std::function<Expected<QVector<PowerMode>>(const SweepRecord &)> extender)
-    {
-        m_extender = std::move(extender);
-    }
+    // For adaptive plans: called when every planned item is done, with the sweep so far; the
+    // (mode, batch) items it returns are added to the stored plan and measured. Empty: the plan
+    // is complete.
+    using PlanExtender = std::function<Expected<QVector<PlannedItem>>(const SweepRecord &)>;
+    void setPlanExtender(PlanExtender extender) { m_extender = std::move(extender); }
 
     void start();
     // Stops taking new modes; the ones being measured are stopped too and stay pending.
@@ -162,7 +161,7 @@ private:
     std::vector<std::unique_ptr<Worker>> m_workers;
     QElapsedTimer m_clock;
     std::function<double(const PowerMode &)> m_predicted;
-    std::function<Expected<QVector<PowerMode>>(const SweepRecord &)> m_extender;
+    PlanExtender m_extender;
     double m_predictedFinished = 0;  // predicted seconds of the modes finished in this run
     double m_predictedQueued = 0;  // predicted seconds of the modes waiting in m_queue
     int m_done = 0;

@@ -5,6 +5,7 @@
 #include "optimize/activeselection.h"
 #include "predict/powermodel.h"
 #include "store/store.h"
+#include "sweep/capladder.h"
 #include "sweeprunner.h"
 
 #include <QSet>
@@ -40,8 +41,16 @@ std::shared_ptr<QHash<PowerMode, double>> predictedProfileSeconds(Store &store,
 
 // For als:N: active learning picks the next batch from every measurement of the workload on
 // the device, until N modes are planned or the front has nothing new.
-std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
-adaptiveExtender(Store &store, const SweepRecord &record)
+// Every mode at the run's own batch (adaptive and search plans are at one batch size).
+QVector<PlannedItem> atOwnBatch(const QVector<PowerMode> &modes)
+{
+    QVector<PlannedItem> items;
+    for (const PowerMode &mode : modes)
+        items.append({mode, 0});
+    return items;
+}
+
+SweepRunner::PlanExtender adaptiveExtender(Store &store, const SweepRecord &record)
 {
     if (!record.plan.modeSet.startsWith(QLatin1String("als:")))
         return nullptr;
@@ -49,25 +58,29 @@ adaptiveExtender(Store &store, const SweepRecord &record)
     const QVector<PowerMode> candidates = SweepSetup::allModes(record.plan.deviceKind);
     if (candidates.isEmpty())
         return nullptr;
-    return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
+    return [&store, candidates, limit](const SweepRecord &sweep) -> Expected<QVector<PlannedItem>> {
+        using Result = Expected<QVector<PlannedItem>>;
         QSet<PowerMode> seen;  // planned so far, whatever became of them
         for (const SweepItem &item : sweep.items)
             seen.insert(item.mode);
         const int room = limit - int(seen.size());
         if (room <= 0)
-            return QVector<PowerMode>();
+            return QVector<PlannedItem>();
         Expected<QVector<Measurement>> rows =
             store.measurements(sweep.plan.device, sweep.plan.workload);
         if (!rows)
-            return Expected<QVector<PowerMode>>::failure(rows.error());
+            return Result::failure(rows.error());
         const Expected<TrainingData> data = TrainingData::fromMeasurements(
             *rows,
             QStringLiteral("workload '%1' on %2").arg(sweep.plan.workload, sweep.plan.device));
         if (!data)
-            return passOn<Expected<QVector<PowerMode>>>(data);
-        return ActiveSelection::next(sweep.plan.deviceKind, *data, candidates, seen,
-                                     std::min(room, int(SweepPlan::kAdaptiveBatch)),
-                                     sweep.plan.seed + quint64(seen.size()));
+            return passOn<Result>(data);
+        const Expected<QVector<PowerMode>> next = ActiveSelection::next(
+            sweep.plan.deviceKind, *data, candidates, seen,
+            std::min(room, int(SweepPlan::kAdaptiveBatch)), sweep.plan.seed + quint64(seen.size()));
+        if (!next)
+            return passOn<Result>(next);
+        return atOwnBatch(*next);
     };
 }
 
@@ -90,25 +103,72 @@ Expected<StrategyContext> searchContext(Store &store, const QString &deviceKind,
 }
 
 // For search:STRATEGY:WATTS: the next mode the search asks for, one at a time, until it answers.
-std::function<Expected<QVector<PowerMode>>(const SweepRecord &)>
-searchExtender(Store &store, const SweepRecord &record)
+SweepRunner::PlanExtender searchExtender(Store &store, const SweepRecord &record)
 {
     if (!record.plan.modeSet.startsWith(QLatin1String("search:")))
         return nullptr;
-    return [&store](const SweepRecord &sweep) -> Expected<QVector<PowerMode>> {
-        using Result = Expected<QVector<PowerMode>>;
+    return [&store](const SweepRecord &sweep) -> Expected<QVector<PlannedItem>> {
+        using Result = Expected<QVector<PlannedItem>>;
         Expected<SearchStep> step = SweepSetup::searchStep(store, sweep);
         if (!step)
             return passOn<Result>(step);
         if (!step->next)
-            return QVector<PowerMode>();
+            return QVector<PlannedItem>();
         for (const SweepItem &item : sweep.items) {
             if (item.mode == *step->next && item.state != SweepItem::State::Pending)
                 return Result::failure(QStringLiteral("the search asked again for %1, which it "
                                                       "already profiled")
                                            .arg(item.mode.toCanonical()));
         }
-        return QVector<PowerMode> {*step->next};
+        return QVector<PlannedItem> {{*step->next, 0}};
+    };
+}
+
+// For cap:WATTS: the ladder's next (mode, batch) from this sweep's own results (a batch that
+// ran out of memory, a refused mode and a measured peak each steer it), one at a time.
+CapLadder::Lookup capLookup(Store &store, const SweepRecord &sweep)
+{
+    QHash<QPair<PowerMode, int>, CapLadder::Outcome> outcomes;
+    const Expected<QVector<Measurement>> rows =
+        store.measurements(sweep.plan.device, sweep.plan.workload);
+    QHash<qint64, const Measurement *> byId;
+    if (rows) {
+        for (const Measurement &m : *rows)
+            byId.insert(m.id, &m);
+    }
+    for (const SweepItem &item : sweep.items) {
+        const QPair<PowerMode, int> key {item.mode, item.batchSize};
+        if (item.state == SweepItem::State::Failed) {
+            const bool memory = item.reason.contains(QLatin1String("out of memory")) ||
+                item.reason.startsWith(QLatin1String("does not fit in the device's memory"));
+            outcomes.insert(key, {memory ? CapLadder::Outcome::Kind::OutOfMemory
+                                         : CapLadder::Outcome::Kind::Failed,
+                                  0});
+        } else if (item.state == SweepItem::State::Done) {
+            if (const Measurement *m = byId.value(item.measurementId))
+                outcomes.insert(key, {CapLadder::Outcome::Kind::Measured,
+                                      m->peakPowerW.value_or(m->powerW)});
+        }
+    }
+    return [outcomes](const PowerMode &mode,
+                      int batch) -> std::optional<CapLadder::Outcome> {
+        const auto it = outcomes.constFind({mode, batch});
+        return it == outcomes.cend() ? std::nullopt : std::optional(*it);
+    };
+}
+
+SweepRunner::PlanExtender capExtender(Store &store, const SweepRecord &record)
+{
+    const Expected<std::optional<double>> cap = CapLadder::capOf(record.plan.modeSet);
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(record.plan.deviceKind);
+    if (!cap || !cap->has_value() || !spec)
+        return nullptr;
+    const CapLadder ladder(*spec, record.plan.batchSizes, **cap);
+    return [&store, ladder](const SweepRecord &sweep) -> Expected<QVector<PlannedItem>> {
+        const std::optional<CapLadder::Step> step = ladder.next(capLookup(store, sweep));
+        if (!step)
+            return QVector<PlannedItem>();
+        return QVector<PlannedItem> {{step->mode, step->batch}};
     };
 }
 
@@ -208,6 +268,17 @@ Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
         if (first->next)
             plan.modes = {*first->next};
     }
+    if (const Expected<std::optional<double>> cap = CapLadder::capOf(plan.modeSet);
+        cap && cap->has_value()) {
+        // The ladder's first rung: the largest batch at the lowest GPU clock.
+        const CapLadder ladder(*spec, plan.batchSizes, **cap);
+        const std::optional<CapLadder::Step> first =
+            ladder.next([](const PowerMode &, int) { return std::nullopt; });
+        if (!first)
+            return Expected<qint64>::badInput(InputField::BatchSizes,
+                                              QStringLiteral("cap:WATTS needs batch sizes"));
+        return SweepStore(store).create(plan, {{first->mode, first->batch}});
+    }
     SweepPlan::orderHighToLow(plan.modes);
     return SweepStore(store).create(plan);
 }
@@ -218,6 +289,8 @@ void SweepSetup::configure(SweepRunner &runner, Store &store, const SweepRecord 
         runner.setPlanExtender(extender);
     else if (auto search = searchExtender(store, record))
         runner.setPlanExtender(search);
+    else if (auto cap = capExtender(store, record))
+        runner.setPlanExtender(cap);
     if (auto predicted = predictedProfileSeconds(store, record)) {
         runner.setPredictedSeconds(
             [predicted](const PowerMode &mode) { return predicted->value(mode, 0.0); });
