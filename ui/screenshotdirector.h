@@ -42,6 +42,7 @@ private:
     void stageExplore();
     void stageExploreConcurrent(bool verify = false);
     void stageVerifyConcurrent();
+    void stageExploreBatch();
     void stageSweep();
     void stageModels();
     void stageCompare();
