@@ -12,6 +12,7 @@
 #include "explorepanel.h"
 #include "store/convergencestore.h"
 #include "store/store.h"
+#include "viewexport.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -283,6 +284,23 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(panel.exportChart(path, &error), qPrintable(error));
         QVERIFY(QFileInfo(path).size() > 1000);
+        // File > Export table takes the table on screen: the best mode per batch size.
+        QCOMPARE(ViewExport::visibleTable(&panel), panel.batch()->card()->perBatchTable());
+    }
+
+    // The hover text names the mode, batch, hours, kJ and peak power, as plain text.
+    void hoverTextIsPlain()
+    {
+        const workflows::BatchSpace direct = loadDirectly(m_db);
+        const BatchPick p = BatchChoice::pickOf(direct.batches.back(), 3, direct.relation);
+        const QString text = BatchChart::hoverText(p);
+        for (const QString &part :
+             {p.mode.toShort(), p.mode.toCanonical(), QStringLiteral("batch 64"),
+              QStringLiteral("%1 h").arg(p.seconds / 3600, 0, 'f', 2),
+              QStringLiteral("%1 kJ").arg(p.joules / 1e3, 0, 'f', 1),
+              QStringLiteral("peak %1 W").arg(p.peakW, 0, 'f', 1)})
+            QVERIFY2(text.contains(part), qPrintable(text));
+        QVERIFY(!text.contains(QLatin1Char('<')));
     }
 };
 
