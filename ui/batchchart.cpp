@@ -75,8 +75,7 @@ double BatchChart::yOf(const BatchPick &pick) const
     return m_objective == AccuracyObjective::Time ? pick.seconds / 3600 : pick.joules / 1e3;
 }
 
-void BatchChart::setPicture(const QVector<BatchFront> &fronts, AccuracyObjective objective,
-                            double capW, const std::optional<BatchPick> &pick)
+void BatchChart::setFronts(const QVector<BatchFront> &fronts, AccuracyObjective objective)
 {
     m_objective = objective;
     for (const Drawn &d : std::as_const(m_fronts)) {
@@ -137,11 +136,19 @@ void BatchChart::setPicture(const QVector<BatchFront> &fronts, AccuracyObjective
         x0 = 0;
         x1 = 60;
     }
+    m_frontsX0 = x0;
+    m_frontsX1 = x1;
+    m_frontsCeiling = valueCeiling(ys);
+}
+
+void BatchChart::setCapAndPick(double capW, const std::optional<BatchPick> &pick)
+{
+    double x0 = m_frontsX0, x1 = m_frontsX1;
     if (std::isfinite(capW)) {
         x0 = std::min(x0, capW);
         x1 = std::max(x1, capW);
     }
-    double yMax = valueCeiling(ys);
+    double yMax = m_frontsCeiling;
     if (pick)
         yMax = std::max(yMax, yOf(*pick) * 1.3);
     setRoundTicks(m_axisX, std::max(0.0, x0 - 1), x1 + 1);
@@ -163,6 +170,13 @@ void BatchChart::setPicture(const QVector<BatchFront> &fronts, AccuracyObjective
         marker->setVisible(pick.has_value());
     for (QLegendMarker *marker : m_chart->legend()->markers(m_cap))
         marker->setVisible(std::isfinite(capW));
+}
+
+void BatchChart::setPicture(const QVector<BatchFront> &fronts, AccuracyObjective objective,
+                            double capW, const std::optional<BatchPick> &pick)
+{
+    setFronts(fronts, objective);
+    setCapAndPick(capW, pick);
 }
 
 void BatchChart::clear()

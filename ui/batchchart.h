@@ -35,6 +35,10 @@ public:
     // Replaces every front, the cap line (NaN hides it) and the pick (none: no marker).
     void setPicture(const QVector<BatchFront> &fronts, AccuracyObjective objective, double capW,
                     const std::optional<BatchPick> &pick);
+    // The same in two steps: the fronts change with the space and the objective only, the cap
+    // and the pick with every move of the slider (no series is rebuilt then).
+    void setFronts(const QVector<BatchFront> &fronts, AccuracyObjective objective);
+    void setCapAndPick(double capW, const std::optional<BatchPick> &pick);
     void clear();
 
     // The batch sizes drawn, one front series each, in order.
@@ -72,6 +76,9 @@ private:
     QScatterSeries *m_pick;
     QVector<Drawn> m_fronts;
     AccuracyObjective m_objective = AccuracyObjective::Time;
+    double m_frontsX0 = 0;  // the fronts' span of peak power
+    double m_frontsX1 = 60;
+    double m_frontsCeiling = 1;  // the first view's top (valueCeiling)
     bool m_applyingTheme = false;
 };
 

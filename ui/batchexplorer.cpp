@@ -316,6 +316,7 @@ void BatchExplorer::loadSpace()
 void BatchExplorer::showNoSpace(const QString &title, const QString &text)
 {
     m_space.reset();
+    m_frontsObjective = -1;
     m_source->clear();
     m_chart->clear();
     m_card->showMessage(title, text);
@@ -325,6 +326,7 @@ void BatchExplorer::showNoSpace(const QString &title, const QString &text)
 void BatchExplorer::setSpace(std::shared_ptr<const workflows::BatchSpace> space)
 {
     m_space = std::move(space);
+    m_frontsObjective = -1;
     if (!m_space || m_space->batches.isEmpty()) {
         showNoSpace(tr("No batch sizes"), tr("This workload has no training measurements."));
         return;
@@ -353,7 +355,11 @@ void BatchExplorer::evaluate()
     const AccuracyObjective objective = m_controls->objective();
     const std::optional<BatchPick> pick =
         BatchChoice::choose(s.batches, s.relation, cap, objective);
-    m_chart->setPicture(frontsOf(s, objective), objective, cap, pick);
+    if (m_frontsObjective != int(objective)) {
+        m_chart->setFronts(frontsOf(s, objective), objective);
+        m_frontsObjective = int(objective);
+    }
+    m_chart->setCapAndPick(cap, pick);
     if (pick)
         m_card->showPick(s, *pick, BatchChoice::bestPerBatch(s.batches, s.relation, cap, objective),
                          cap, objective);

@@ -84,6 +84,8 @@ private:
     QString m_dbPath;
     QString m_kind = QStringLiteral("orin-agx");
     std::shared_ptr<const workflows::BatchSpace> m_space;
+    // The fronts drawn, for this objective (-1: none yet for this space).
+    int m_frontsObjective = -1;
     bool m_active = false;
     bool m_stale = true;
 };

@@ -201,9 +201,25 @@ private Q_SLOTS:
         b->controls()->setObjective(AccuracyObjective::Time);
         b->controls()->setCap(20);
         QCOMPARE(b->card()->batch(), 16);
+        const QList<QAbstractSeries *> drawn = b->chart()->chart()->series();
         b->controls()->setCap(45);
         QCOMPARE(b->card()->batch(), 64);
         QCOMPARE(b->chart()->pickSeries()->count(), 1);
+        // Moving the cap redraws the cap and the pick only; the objective redraws the fronts.
+        QCOMPARE(b->chart()->chart()->series(), drawn);
+        const auto firstOfBatch16 = [b] {
+            for (QAbstractSeries *s : b->chart()->chart()->series()) {
+                if (s->name() == QLatin1String("batch 16"))
+                    return static_cast<QLineSeries *>(s)->at(0);
+            }
+            return QPointF();
+        };
+        const QPointF hours = firstOfBatch16();
+        b->controls()->setObjective(AccuracyObjective::Energy);
+        QCOMPARE(b->chart()->frontSeriesCount(), 2);
+        const QPointF kilojoules = firstOfBatch16();
+        QVERIFY(hours != kilojoules);
+        QVERIFY(kilojoules.y() > 0);
     }
 
     void nothingFitsUnderTheLowestPeak()
