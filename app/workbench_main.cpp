@@ -81,7 +81,9 @@ int main(int argc, char *argv[])
         QStringLiteral(
             "View to show: %1; with --screenshot also add-device (the Add device "
             "dialog), apply (an apply's countdown), explore-concurrent (Explore's "
-            "concurrent mode, from a store with an inference workload), verify-concurrent "
+            "concurrent mode, from a store with an inference workload), explore-batch "
+            "(Explore's batch size mode, from a store with a workload at several batch sizes "
+            "and a convergence relation), verify-concurrent "
             "(its Verify on device dialog, the same store) and compare-concurrent (Compare's "
             "concurrent training + inference "
             "evaluation).")

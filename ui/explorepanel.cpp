@@ -1,5 +1,6 @@
 #include "explorepanel.h"
 
+#include "batchexplorer.h"
 #include "budgetcontrols.h"
 #include "concurrentcard.h"
 #include "concurrentcontrols.h"
@@ -25,6 +26,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace ptwb::ui {
 
@@ -55,6 +57,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     , m_modes(new QButtonGroup(this))
     , m_stack(new QStackedWidget(this))
     , m_concurrent(new ConcurrentExplorer(this))
+    , m_batch(new BatchExplorer(this))
     , m_workloads(new QComboBox(this))
     , m_source(new QLabel(this))
     , m_chart(new TradeoffChart(this))
@@ -105,22 +108,25 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     trainingLayout->addWidget(splitter, 1);
     m_stack->addWidget(training);
     m_stack->addWidget(m_concurrent);
+    m_stack->addWidget(m_batch);
 
-    // Training only, or training while serving inference: two buttons that read as one switch.
+    // Training only, training while serving inference, or the training batch size with the
+    // mode: buttons that read as one switch.
     auto *modeRow = new QHBoxLayout;
     modeRow->setSpacing(0);
-    const QString modeTip = tr("Switch between training alone and training while serving "
-                               "inference requests (Ctrl+M)");
-    const std::pair<Mode, QString> modes[] = {
-        {Mode::Training, tr("Training only")},
-        {Mode::Concurrent, tr("Training + inference")},
+    const QString modeTip = tr("Switch between training alone, training while serving "
+                               "inference requests and choosing the training batch size "
+                               "(Ctrl+M)");
+    const std::tuple<Mode, QString, QString> modes[] = {
+        {Mode::Training, tr("Training only"), QStringLiteral("exploreTrainingMode")},
+        {Mode::Concurrent, tr("Training + inference"), QStringLiteral("exploreConcurrentMode")},
+        {Mode::Batch, tr("Batch size"), QStringLiteral("exploreBatchMode")},
     };
-    for (const auto &[mode, text] : modes) {
+    for (const auto &[mode, text, name] : modes) {
         auto *button = new QPushButton(text, this);
         button->setCheckable(true);
         button->setToolTip(modeTip);
-        button->setObjectName(mode == Mode::Training ? QStringLiteral("exploreTrainingMode")
-                                                     : QStringLiteral("exploreConcurrentMode"));
+        button->setObjectName(name);
         m_modes->addButton(button, int(mode));
         modeRow->addWidget(button);
     }
@@ -129,8 +135,7 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     toggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
     toggle->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(toggle);
-    connect(toggle, &QAction::triggered, this,
-            [this] { setMode(mode() == Mode::Training ? Mode::Concurrent : Mode::Training); });
+    connect(toggle, &QAction::triggered, this, [this] { setMode(Mode((int(mode()) + 1) % 3)); });
     connect(m_modes, &QButtonGroup::idClicked, this, [this](int id) { setMode(Mode(id)); });
 
     auto *layout = new QVBoxLayout(this);
@@ -152,11 +157,14 @@ ExplorePanel::ExplorePanel(QWidget *parent)
             &ExplorePanel::updateApplyAvailability);
 
     const auto busy = [this] {
-        Q_EMIT busyChanged(m_tasks->runningCount() > 0 || m_concurrent->isLoading());
+        Q_EMIT busyChanged(m_tasks->runningCount() > 0 || m_concurrent->isLoading() ||
+                           m_batch->isLoading());
     };
     connect(m_tasks, &BackgroundTasks::busyChanged, this, busy);
     connect(m_concurrent, &ConcurrentExplorer::busyChanged, this, busy);
     connect(m_concurrent, &ConcurrentExplorer::failed, this, &ExplorePanel::failed);
+    connect(m_batch, &BatchExplorer::busyChanged, this, busy);
+    connect(m_batch, &BatchExplorer::failed, this, &ExplorePanel::failed);
     connect(m_concurrent, &ConcurrentExplorer::loaded, this,
             &ExplorePanel::updateApplyAvailability);
     m_chart->setTooltipProvider([this](int index) { return tooltipFor(index); });
@@ -189,10 +197,10 @@ ExplorePanel::ExplorePanel(QWidget *parent)
     connect(m_concurrent->card(), &ConcurrentCard::cancelApplyRequested, this, cancelApply);
     connect(m_concurrent->card(), &ConcurrentCard::keepNowRequested, this, keepNow);
     updateApplyAvailability();
-    setMode(QSettings().value(QStringLiteral("explore/mode")).toString() ==
-                    QLatin1String("concurrent")
-                ? Mode::Concurrent
-                : Mode::Training);
+    const QString remembered = QSettings().value(QStringLiteral("explore/mode")).toString();
+    setMode(remembered == QLatin1String("concurrent")  ? Mode::Concurrent
+                : remembered == QLatin1String("batch") ? Mode::Batch
+                                                       : Mode::Training);
 }
 
 ExplorePanel::~ExplorePanel() = default;
@@ -200,22 +208,31 @@ ExplorePanel::~ExplorePanel() = default;
 void ExplorePanel::setMode(Mode mode)
 {
     m_modes->button(int(mode))->setChecked(true);
-    m_stack->setCurrentIndex(mode == Mode::Concurrent ? 1 : 0);
+    m_stack->setCurrentIndex(int(mode));
     m_concurrent->setActive(mode == Mode::Concurrent);
+    m_batch->setActive(mode == Mode::Batch);
     QSettings().setValue(QStringLiteral("explore/mode"),
-                         mode == Mode::Concurrent ? QStringLiteral("concurrent")
-                                                  : QStringLiteral("training"));
+                         mode == Mode::Concurrent  ? QStringLiteral("concurrent")
+                             : mode == Mode::Batch ? QStringLiteral("batch")
+                                                   : QStringLiteral("training"));
 }
 
 ExplorePanel::Mode ExplorePanel::mode() const
 {
-    return m_stack->currentIndex() == 1 ? Mode::Concurrent : Mode::Training;
+    return Mode(m_stack->currentIndex());
 }
 
 bool ExplorePanel::exportChart(const QString &path, QString *error)
 {
-    return mode() == Mode::Concurrent ? m_concurrent->exportChart(path, error)
-                                      : m_chart->exportTo(path, error);
+    switch (mode()) {
+    case Mode::Concurrent:
+        return m_concurrent->exportChart(path, error);
+    case Mode::Batch:
+        return m_batch->exportChart(path, error);
+    case Mode::Training:
+        break;
+    }
+    return m_chart->exportTo(path, error);
 }
 
 void ExplorePanel::setDatabasePath(const QString &path)
@@ -223,6 +240,7 @@ void ExplorePanel::setDatabasePath(const QString &path)
     m_dbPath = path;
     m_search->setDatabasePath(path);
     m_concurrent->setDatabasePath(path);
+    m_batch->setDatabasePath(path);
     if (!m_dbPath.isEmpty())
         loadWorkloads();
 }
@@ -233,6 +251,7 @@ void ExplorePanel::setDeviceKind(const QString &kind)
         return;
     m_kind = kind;
     m_concurrent->setDeviceKind(kind);
+    m_batch->setDeviceKind(kind);
     if (!m_dbPath.isEmpty())
         loadWorkloads();
 }
@@ -247,6 +266,7 @@ void ExplorePanel::reload()
     if (!m_dbPath.isEmpty())
         loadWorkloads();
     m_concurrent->reload();
+    m_batch->reload();
 }
 
 void ExplorePanel::showWorkload(const QString &workload)

@@ -19,6 +19,7 @@ class QStackedWidget;
 
 namespace ptwb::ui {
 
+class BatchExplorer;
 class BudgetControls;
 class ConcurrentExplorer;
 class DeviceSearchBar;
@@ -30,13 +31,14 @@ struct TimeUnit;
 // observed and predicted fronts), the budget sliders, the recommendation card and Apply. The
 // store and the model are read on a worker; the sliders only run core's O(log n) query.
 // A second mode (Ctrl+M) trains while serving inference: ConcurrentExplorer, whose pick Apply
-// sends to the device the same way.
+// sends to the device the same way. A third chooses the training batch size with the mode
+// (BatchExplorer, time or energy to accuracy under a cap on the peak); it has no Apply.
 class ExplorePanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    enum class Mode { Training, Concurrent };
+    enum class Mode { Training, Concurrent, Batch };
 
     explicit ExplorePanel(QWidget *parent = nullptr);
     ~ExplorePanel() override;
@@ -58,6 +60,7 @@ public:
     void setMode(Mode mode);
     Mode mode() const;
     ConcurrentExplorer *concurrent() const { return m_concurrent; }
+    BatchExplorer *batch() const { return m_batch; }
     // The chart of the mode on screen, as PNG or SVG.
     bool exportChart(const QString &path, QString *error);
 
@@ -112,6 +115,7 @@ private:
     QButtonGroup *m_modes;
     QStackedWidget *m_stack;
     ConcurrentExplorer *m_concurrent;
+    BatchExplorer *m_batch;
     QComboBox *m_workloads;
     QLabel *m_source;
     TradeoffChart *m_chart;

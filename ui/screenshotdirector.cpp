@@ -2,6 +2,8 @@
 
 #include "adddevicedialog.h"
 #include "backgroundtasks.h"
+#include "batchcontrols.h"
+#include "batchexplorer.h"
 #include "budgetcontrols.h"
 #include "comparepanel.h"
 #include "concurrentcard.h"
@@ -26,6 +28,7 @@
 #include "sweepresultsmodel.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
@@ -47,6 +50,7 @@ constexpr int kApplyCancelMs = 20000;  // an apply cancelled on the way out puts
 const QLatin1String kAddDevice("add-device");
 const QLatin1String kApply("apply");
 const QLatin1String kExploreConcurrent("explore-concurrent");
+const QLatin1String kExploreBatch("explore-batch");
 const QLatin1String kCompareConcurrent("compare-concurrent");
 const QLatin1String kVerifyConcurrent("verify-concurrent");
 constexpr int kVerifyRowsShownS = 8;  // device seconds of the run before the picture
@@ -88,21 +92,22 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
 
 QStringList ScreenshotDirector::viewNames()
 {
-    return MainWindow::viewNames()
-        << kAddDevice << kApply << kExploreConcurrent << kCompareConcurrent << kVerifyConcurrent;
+    return MainWindow::viewNames() << kAddDevice << kApply << kExploreConcurrent << kExploreBatch
+                                   << kCompareConcurrent << kVerifyConcurrent;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
     return view == kAddDevice || view == kApply || view == kExploreConcurrent ||
-        view == kCompareConcurrent || view == kVerifyConcurrent;
+        view == kExploreBatch || view == kCompareConcurrent || view == kVerifyConcurrent;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
 {
     if (view == kAddDevice)
         return MainWindow::View::Devices;
-    if (view == kApply || view == kExploreConcurrent || view == kVerifyConcurrent)
+    if (view == kApply || view == kExploreConcurrent || view == kExploreBatch ||
+        view == kVerifyConcurrent)
         return MainWindow::View::Explore;
     if (view == kCompareConcurrent)
         return MainWindow::View::Compare;
@@ -162,6 +167,8 @@ void ScreenshotDirector::onFirstRunDone()
         stageExploreConcurrent();
     else if (m_view == kVerifyConcurrent)
         stageExploreConcurrent(true);
+    else if (m_view == kExploreBatch)
+        stageExploreBatch();
     else
         stageExplore();
 }
@@ -197,6 +204,30 @@ void ScreenshotDirector::stageExploreConcurrent(bool verify)
                  stageVerifyConcurrent();
              else
                  QTimer::singleShot(kSettleMs, this, [this, shown] { save(shown); });
+         });
+}
+
+void ScreenshotDirector::stageExploreBatch()
+{
+    // The example of ptwb recommend --objective time-to-accuracy: a 30 W cap on the peak, with
+    // the workload the store holds (the one remembered, else the first with a relation).
+    ExplorePanel *explore = m_window->explore();
+    BatchExplorer *batch = explore->batch();
+    batch->controls()->setObjective(AccuracyObjective::Time);
+    batch->controls()->setCap(30);
+    explore->setMode(ExplorePanel::Mode::Batch);
+    when([batch] { return !batch->isLoading() && batch->workloadCombo()->count() > 0; },
+         [this, batch] {
+             when([batch] { return !batch->isLoading(); },
+                  [this, batch] {
+                      batch->controls()->setCap(30);
+                      const bool shown = batch->space() != nullptr;
+                      if (!shown)
+                          std::fprintf(stderr,
+                                       "screenshot: no workload measured at several batch sizes "
+                                       "with a convergence relation in the store\n");
+                      QTimer::singleShot(kSettleMs, this, [this, shown] { save(shown); });
+                  });
          });
 }
 

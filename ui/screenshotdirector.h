@@ -18,7 +18,9 @@ namespace ptwb::ui {
 // the user guide: add-device (Devices with the Add device dialog filled in, drawn over the
 // window), apply (Explore during a real apply's countdown on the simulated Jetson),
 // explore-concurrent (Explore's concurrent mode, which needs a store holding a training and an
-// inference workload: the simulated starter data has no inference yet), verify-concurrent (its
+// inference workload: the simulated starter data has no inference yet), explore-batch (Explore's
+// batch size mode under a 30 W cap, which needs a workload measured at several batch sizes with
+// a convergence relation), verify-concurrent (its
 // Verify on device dialog during a run on the simulated Jetson; the same store) and
 // compare-concurrent (Compare's concurrent evaluation of a training + inference pair).
 class ScreenshotDirector : public QObject
@@ -42,6 +44,7 @@ private:
     void stageExplore();
     void stageExploreConcurrent(bool verify = false);
     void stageVerifyConcurrent();
+    void stageExploreBatch();
     void stageSweep();
     void stageModels();
     void stageCompare();

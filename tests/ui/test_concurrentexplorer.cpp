@@ -182,6 +182,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.activateWindow();
         panel.setFocus();
+        // Ctrl+M steps to the next mode: concurrent, batch size, training only, concurrent.
+        QTest::keyClick(&panel, Qt::Key_M, Qt::ControlModifier);
+        QCOMPARE(panel.mode(), ExplorePanel::Mode::Batch);
         QTest::keyClick(&panel, Qt::Key_M, Qt::ControlModifier);
         QCOMPARE(panel.mode(), ExplorePanel::Mode::Training);
         QTest::keyClick(&panel, Qt::Key_M, Qt::ControlModifier);
