@@ -195,11 +195,13 @@ void BatchCard::showProvenance(const workflows::BatchSpace &space)
     const QString what = simulated ? tr("<b><span style='color:#c0392b'>SIMULATED</span></b>")
         : r.provenance == QLatin1String(ConvergenceProvenance::kProxy) ? tr("proxy training runs")
                                                                        : tr("entered by you");
+    // the label says SIMULATED already: the source need not say it twice
+    const QString source = QString(r.source).remove(QStringLiteral(" (SIMULATED)"));
     m_provenance->setText(tr("Samples to accuracy: %1%2")
                               .arg(what,
-                                   r.source.isEmpty()
+                                   source.isEmpty()
                                        ? QString()
-                                       : QStringLiteral(" (%1)").arg(r.source.toHtmlEscaped())));
+                                       : QStringLiteral(" (%1)").arg(source.toHtmlEscaped())));
     m_provenance->setToolTip(simulated ? tr("The samples-to-accuracy relation comes from the "
                                             "simulator's convergence model, not from training "
                                             "runs: store a real one with ptwb convergence "

@@ -122,7 +122,8 @@ int recommendBatchAndMode(const QCommandLineParser &parser, Output &output)
                     .arg(space->relation.provenance == QLatin1String("simulated")
                              ? QStringLiteral("SIMULATED")
                              : space->relation.provenance,
-                         space->relation.source));
+                         // SIMULATED is said once, by the label
+                         QString(space->relation.source).remove(QStringLiteral(" (SIMULATED)"))));
     output.line(QStringLiteral("  best mode per batch size under the cap:"));
     for (const BatchPick &pick : perBatch) {
         output.line(QStringLiteral("    %1  %2  %3  %4  peak %5 W")

@@ -266,6 +266,61 @@ private Q_SLOTS:
                  3);
     }
 
+    // cap:WATTS over batch sizes: the largest batch first (out of memory: given up at once),
+    // the GPU clock raised until the peak passes the cap, then the next batch from the highest
+    // clock that fitted; one profile over the cap per batch, cores, CPU and memory at the top.
+    void capSweepFollowsTheStudysLadder()
+    {
+        const QString db = fresh(QStringLiteral("cap.sqlite"));
+        QStringList arguments =
+            sweepArguments(db, 1,
+                           {QStringLiteral("--sim-state"), fresh(QStringLiteral("sim")),
+                            QStringLiteral("--batch-sizes"), QStringLiteral("8,1024,64")});
+        arguments[arguments.indexOf(QStringLiteral("random:1"))] = QStringLiteral("cap:40");
+        const CliResult r = runCli(arguments, 180000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        const auto count = [&](const char *sql) {
+            return *connection->queryInt(QString::fromLatin1(sql));
+        };
+        QCOMPARE(count("SELECT batch_size FROM sweep_modes WHERE position = 0"), 1024);
+        QCOMPARE(count("SELECT count(*) FROM sweep_modes WHERE batch_size = 1024"), 1);
+        QCOMPARE(count("SELECT count(*) FROM sweep_modes WHERE batch_size = 1024 AND state = "
+                       "'failed' AND reason LIKE 'does not fit in the device''s memory%'"),
+                 1);
+        QCOMPARE(count("SELECT count(DISTINCT cores || '/' || cpu_khz || '/' || emc_hz) FROM "
+                       "sweep_modes"),
+                 1);
+        for (int batch : {64, 8}) {
+            const QString over =
+                QStringLiteral("SELECT count(*) FROM measurements WHERE training_batch = %1 AND "
+                               "peak_power_w > 40")
+                    .arg(batch);
+            QCOMPARE(*connection->queryInt(over), 1);
+            // every clock below the one over the cap, from where the batch started, fitted
+            const QString fits =
+                QStringLiteral(
+                    "SELECT count(*) FROM measurements WHERE training_batch = %1 AND peak_power_w "
+                    "<= 40")
+                    .arg(batch);
+            QVERIFY(*connection->queryInt(fits) >= 1);
+        }
+        // batch 8 starts at batch 64's highest clock that fitted
+        QCOMPARE(count("SELECT min(gpu_hz) FROM measurements WHERE training_batch = 8"),
+                 count("SELECT max(gpu_hz) FROM measurements WHERE training_batch = 64 AND "
+                       "peak_power_w <= 40"));
+        QCOMPARE(count("SELECT count(*) FROM sweep_modes WHERE state = 'pending'"), 0);
+
+        // without batch sizes there is nothing to climb
+        QStringList plain = sweepArguments(db, 1);
+        plain[plain.indexOf(QStringLiteral("random:1"))] = QStringLiteral("cap:40");
+        const CliResult refused = runCli(plain, 60000);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String("--batch-sizes: cap:WATTS finds")),
+                 qPrintable(refused.err));
+    }
+
     // A device that drops the connection during every profile makes no progress: it is given
     // up after five lost connections in a row, its modes stay pending, nothing is stored.
     void aDeviceThatDropsEveryProfileIsGivenUp()
