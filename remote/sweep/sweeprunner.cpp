@@ -741,9 +741,9 @@ int SweepRunner::appendChosenModes()
     Q_EMIT message(QStringLiteral("sweep %1: %2 more modes chosen by %3 (%4 planned)")
                        .arg(m_sweepId)
                        .arg(more->size())
-                       .arg(search ? (*goal)->strategy
-                                   : cap ? QStringLiteral("the cap ladder")
-                                         : QStringLiteral("active learning"))
+                       .arg(search    ? (*goal)->strategy
+                                : cap ? QStringLiteral("the cap ladder")
+                                      : QStringLiteral("active learning"))
                        .arg(m_record.items.size()));
     return int(added->size());
 }

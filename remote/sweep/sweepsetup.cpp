@@ -141,17 +141,17 @@ CapLadder::Lookup capLookup(Store &store, const SweepRecord &sweep)
         if (item.state == SweepItem::State::Failed) {
             const bool memory = item.reason.contains(QLatin1String("out of memory")) ||
                 item.reason.startsWith(QLatin1String("does not fit in the device's memory"));
-            outcomes.insert(key, {memory ? CapLadder::Outcome::Kind::OutOfMemory
-                                         : CapLadder::Outcome::Kind::Failed,
-                                  0});
+            outcomes.insert(
+                key,
+                {memory ? CapLadder::Outcome::Kind::OutOfMemory : CapLadder::Outcome::Kind::Failed,
+                 0});
         } else if (item.state == SweepItem::State::Done) {
             if (const Measurement *m = byId.value(item.measurementId))
-                outcomes.insert(key, {CapLadder::Outcome::Kind::Measured,
-                                      m->peakPowerW.value_or(m->powerW)});
+                outcomes.insert(
+                    key, {CapLadder::Outcome::Kind::Measured, m->peakPowerW.value_or(m->powerW)});
         }
     }
-    return [outcomes](const PowerMode &mode,
-                      int batch) -> std::optional<CapLadder::Outcome> {
+    return [outcomes](const PowerMode &mode, int batch) -> std::optional<CapLadder::Outcome> {
         const auto it = outcomes.constFind({mode, batch});
         return it == outcomes.cend() ? std::nullopt : std::optional(*it);
     };
