@@ -1,5 +1,6 @@
 #include "batchchoice.h"
 
+#include "convergencesource.h"
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
 #include "predict/modelfit.h"
@@ -9,6 +10,7 @@
 #include "store/store.h"
 #include "util/quartiles.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 
 #include <algorithm>
@@ -200,6 +202,52 @@ Expected<std::shared_ptr<const PowerModel>> trainReference(Store &store, const Q
         return passOn<Result>(model);
     return std::shared_ptr<const PowerModel>(
         std::make_shared<PowerModel>(std::move(model).value()));
+}
+
+Expected<BatchEvaluationOutcome> runBatchEvaluation(Store &store,
+                                                    const BatchEvaluationRequest &request,
+                                                    const std::function<bool()> &cancelled)
+{
+    using Result = Expected<BatchEvaluationOutcome>;
+    QElapsedTimer clock;
+    clock.start();
+    const Expected<BatchTruth> truth = loadBatchTruth(store, request.workload, request.device);
+    if (!truth)
+        return passOn<Result>(truth);
+    BatchEvaluationOptions options = request.options;
+    options.proxySamples = truth->samples;
+    if (!request.proxySamplesFile.isEmpty()) {
+        const Expected<ConvergenceRelation> proxy =
+            importedConvergence(request.proxySamplesFile, truth->samples.workload, std::nullopt);
+        if (!proxy)
+            return passOn<Result>(proxy);
+        options.proxySamples = *proxy;
+    }
+    const bool transfers =
+        options.strategies.isEmpty() || options.strategies.contains(QStringLiteral("pt"));
+    if (transfers) {
+        if (request.referenceWorkload.isEmpty()) {
+            return Result::badInput(InputField::Reference,
+                                    QStringLiteral("pt transfers a reference; name one (or "
+                                                   "leave pt out of the strategies)"));
+        }
+        const Expected<std::shared_ptr<const PowerModel>> reference =
+            trainReference(store, request.referenceWorkload, QString(), options.seed);
+        if (!reference) {
+            return Result::failure(reference.error(), reference.errorKind(), InputField::Reference);
+        }
+        options.reference = *reference;
+    }
+    Expected<QVector<BatchStrategyResult>> results =
+        BatchEvaluator::run(*truth, options, nullptr, cancelled);
+    if (!results)
+        return passOn<Result>(results);
+    BatchEvaluationOutcome outcome;
+    outcome.results = std::move(results).value();
+    outcome.batchSizes = int(truth->batches.size());
+    outcome.samplesProvenance = truth->samples.provenance;
+    outcome.seconds = clock.nsecsElapsed() / 1e9;
+    return outcome;
 }
 
 }  // namespace ptwb::workflows

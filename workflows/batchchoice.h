@@ -6,6 +6,7 @@
 
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace ptwb {
@@ -48,5 +49,30 @@ Expected<BatchTruth> loadBatchTruth(Store &store, const QString &workload, const
 // default configuration, for the evaluation's transfers.
 Expected<std::shared_ptr<const PowerModel>> trainReference(Store &store, const QString &workload,
                                                            const QString &device, quint64 seed);
+
+// One batch-size evaluation from the store: `ptwb evaluate-batch` and Compare's batch study.
+struct BatchEvaluationRequest
+{
+    QString workload;  // measured at every mode of its batch sizes, with its relation (the truth)
+    QString device;  // "": the one it was measured on
+    QString referenceWorkload;  // for pt (a BatchView such as resnet18@16); "" without pt
+    QString proxySamplesFile;  // a convergence CSV; "": the stored relation
+    BatchEvaluationOptions options;  // caps, objective, strategies, samples, repeats, seed
+};
+
+struct BatchEvaluationOutcome
+{
+    QVector<BatchStrategyResult> results;
+    int batchSizes = 0;
+    QString samplesProvenance;  // the true relation's: "simulated" must be said
+    double seconds = 0;
+};
+
+// Loads the truth, reads the proxy relation, trains the reference (only when pt is asked for:
+// bad input about the Reference field when none is named) and runs BatchEvaluator. Blocking:
+// call it off the GUI thread; `cancelled` is polled between repeats.
+Expected<BatchEvaluationOutcome> runBatchEvaluation(Store &store,
+                                                    const BatchEvaluationRequest &request,
+                                                    const std::function<bool()> &cancelled = {});
 
 }  // namespace ptwb::workflows

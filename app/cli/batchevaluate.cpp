@@ -1,11 +1,8 @@
 #include "batchevaluate.h"
 
 #include "batchchoice.h"
-#include "convergencesource.h"
 #include "store/store.h"
 #include "util/numberrange.h"
-
-#include <QElapsedTimer>
 
 namespace ptwb::cli {
 
@@ -92,44 +89,24 @@ int EvaluateBatchCommand::run(const QCommandLineParser &parser, Output &output) 
         objective == QLatin1String("energy") ? AccuracyObjective::Energy : AccuracyObjective::Time;
     if (parser.isSet(QStringLiteral("strategies")))
         options.strategies = parser.value(QStringLiteral("strategies")).split(QLatin1Char(','));
-    const bool transfers =
-        options.strategies.isEmpty() || options.strategies.contains(QStringLiteral("pt"));
-    if (transfers && !parser.isSet(QStringLiteral("reference-workload")))
-        return output.badUsage(QStringLiteral("--reference-workload: pt transfers a reference; "
-                                              "name one (or leave pt out of --strategies)"));
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)
         return output.fail(store);
-    const QString device = parser.value(QStringLiteral("device"));
-    const Expected<BatchTruth> truth =
-        workflows::loadBatchTruth(**store, parser.value(QStringLiteral("workload")), device);
-    if (!truth)
-        return output.fail(truth);
-    options.proxySamples = truth->samples;
-    if (parser.isSet(QStringLiteral("proxy-samples"))) {
-        const Expected<ConvergenceRelation> proxy = workflows::importedConvergence(
-            parser.value(QStringLiteral("proxy-samples")), truth->samples.workload, std::nullopt);
-        if (!proxy)
-            return output.fail(proxy);
-        options.proxySamples = *proxy;
-    }
-    QElapsedTimer clock;
-    clock.start();
-    if (transfers) {
-        const Expected<std::shared_ptr<const PowerModel>> reference = workflows::trainReference(
-            **store, parser.value(QStringLiteral("reference-workload")), QString(), options.seed);
-        if (!reference)
-            return output.failAbout(InputField::Reference, reference.error(),
-                                    reference.errorKind());
-        options.reference = *reference;
-    }
-    const Expected<QVector<BatchStrategyResult>> results = BatchEvaluator::run(*truth, options);
-    if (!results)
-        return output.fail(results);
-    const double seconds = clock.nsecsElapsed() / 1e9;
+    workflows::BatchEvaluationRequest request;
+    request.workload = parser.value(QStringLiteral("workload"));
+    request.device = parser.value(QStringLiteral("device"));
+    request.referenceWorkload = parser.value(QStringLiteral("reference-workload"));
+    request.proxySamplesFile = parser.value(QStringLiteral("proxy-samples"));
+    request.options = options;
+    const Expected<workflows::BatchEvaluationOutcome> outcome =
+        workflows::runBatchEvaluation(**store, request);
+    if (!outcome)
+        return output.fail(outcome);
+    const QVector<BatchStrategyResult> &results = outcome->results;
+    const double seconds = outcome->seconds;
     if (output.json()) {
-        for (const BatchStrategyResult &r : *results) {
+        for (const BatchStrategyResult &r : results) {
             output.object({{QStringLiteral("strategy"), r.strategy},
                            {QStringLiteral("penalty_median"), r.penaltyMedian},
                            {QStringLiteral("penalty_q1"), r.penaltyQ1},
@@ -148,11 +125,11 @@ int EvaluateBatchCommand::run(const QCommandLineParser &parser, Output &output) 
                     .arg(objective)
                     .arg(options.capsW.size())
                     .arg(options.repeats)
-                    .arg(truth->batches.size())
-                    .arg(truth->samples.provenance));
+                    .arg(outcome->batchSizes)
+                    .arg(outcome->samplesProvenance));
     output.line(QStringLiteral("strategy   penalty % median [q1 q3]   found %  over cap %  "
                                "profiled/batch"));
-    for (const BatchStrategyResult &r : *results) {
+    for (const BatchStrategyResult &r : results) {
         output.line(QStringLiteral("%1 %2 [%3 %4]   %5   %6   %7")
                         .arg(r.strategy, -10)
                         .arg(r.penaltyMedian, 7, 'f', 2)
