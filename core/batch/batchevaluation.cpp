@@ -1,5 +1,6 @@
 #include "batch/batchevaluation.h"
 
+#include "optimize/paretofront.h"
 #include "optimize/strategy.h"
 #include "predict/powermodel.h"
 #include "util/quartiles.h"
@@ -182,13 +183,56 @@ std::optional<BatchPick> verifiedPick(const BatchTruth &truth, Profiled profiled
     return BatchChoice::choose(measured, samples, capW, objective);
 }
 
+// Half the profiles where the reference's predicted front is, one per power level spread evenly
+// over its range (the fastest mode a cap at that level would pick), the other half at random:
+// the pairs a cap chooses from lie along the front, which the reference's shape predicts.
+QVector<int> guidedRows(const PowerModel &reference, const BatchCandidates &batch, int count,
+                        std::mt19937_64 &rng)
+{
+    const ModePredictions predicted = reference.predict(batch.modes);
+    QVector<TradeoffPoint> points;
+    for (int row = 0; row < batch.modes.size(); ++row)
+        points.append({row, predicted.powerW[row], predicted.timeMs[row]});
+    const QVector<TradeoffPoint> front = ParetoFront::front(
+        points, [](const TradeoffPoint &p) { return p.powerW; },
+        [](const TradeoffPoint &p) { return p.timeMs; });
+    QVector<int> rows;
+    const int along = std::min(int(front.size()), count / 2);
+    if (along > 0) {
+        const double low = front.first().powerW;
+        const double high = front.last().powerW;
+        for (int level = 1; level <= along; ++level) {
+            const double cap = low + (high - low) * level / along;
+            int pick = -1;
+            for (const TradeoffPoint &p : front) {  // by power ascending
+                if (p.powerW <= cap + 1e-9 && !rows.contains(p.mode))
+                    pick = p.mode;
+            }
+            if (pick >= 0)
+                rows.append(pick);
+        }
+    }
+    for (int row : randomRows(int(batch.modes.size()), int(batch.modes.size()), rng)) {
+        if (rows.size() >= count)
+            break;
+        if (!rows.contains(row))
+            rows.append(row);
+    }
+    return rows;
+}
+
 Expected<Profiled> profile(const BatchTruth &truth, const BatchEvaluationOptions &options,
                            bool transfer, std::mt19937_64 &rng)
 {
     Profiled out;
     for (const BatchCandidates &batch : truth.batches) {
-        const QVector<int> rows = randomRows(
-            int(batch.modes.size()), std::min(options.samples, int(batch.modes.size())), rng);
+        const int count = std::min(options.samples, int(batch.modes.size()));
+        // Guided for time only: for energy, where the best pair is seldom on the cap, it was
+        // worse than random draws (docs/optimization.md).
+        const bool guided =
+            options.reference && options.guided && options.objective == AccuracyObjective::Time;
+        const QVector<int> rows = guided ? guidedRows(*options.reference, batch, count, rng)
+                                         : randomRows(int(batch.modes.size()), count, rng);
         BatchCandidates observed;
         observed.batch = batch.batch;
         QVector<double> ratios;

@@ -34,6 +34,9 @@ struct BatchEvaluationOptions
     ConvergenceRelation proxySamples;
     // For ours: the reference model that is transferred to each batch size.
     std::shared_ptr<const PowerModel> reference;
+    // For the time objective, ours profiles half its modes along the reference's predicted
+    // front (when there is a reference), half at random; false, or energy: all at random.
+    bool guided = true;
 };
 
 // One strategy's answers over every cap and repeat, scored on the truth.
