@@ -9,6 +9,7 @@
 #include "viewexport.h"
 
 #include <QAction>
+#include <QChart>
 #include <QFileDialog>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -258,6 +259,9 @@ void BatchComparePanel::showOutcome(const workflows::BatchEvaluationOutcome &out
     m_summary->setStyleSheet(simulated ? QStringLiteral("color: #c0392b; font-weight: bold")
                                        : QString());
     m_summary->show();
+    m_penaltyChart->chart()->setTitle(m_objective == AccuracyObjective::Energy
+                                          ? tr("Above the oracle's energy to accuracy")
+                                          : tr("Above the oracle's time to accuracy"));
     updateCharts();
 }
 
