@@ -1,5 +1,6 @@
 #include "comparepanel.h"
 
+#include "batchcompare.h"
 #include "chartstyle.h"
 #include "concurrentcompare.h"
 #include "jobprogress.h"
@@ -78,6 +79,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     , m_stack(new QStackedWidget(this))
     , m_problem(new QComboBox(this))
     , m_concurrent(new ConcurrentComparePanel(this))
+    , m_batch(new BatchComparePanel(this))
     , m_reference(new QComboBox(this))
     , m_target(new QComboBox(this))
     , m_budgetFrom(new QDoubleSpinBox(this))
@@ -246,10 +248,14 @@ ComparePanel::ComparePanel(QWidget *parent)
     // The problem compared: the training one above, or the concurrent one on a page of its own.
     m_problem->addItem(tr("Training under a power budget"));
     m_problem->addItem(tr("Concurrent training + inference"));
-    m_problem->setToolTip(tr("Training alone: the fastest mode within a power budget (`ptwb "
-                             "evaluate`). Concurrent: the mode and inference batch size that "
-                             "train the most while inference requests meet a latency budget and "
-                             "the device a power budget (`ptwb evaluate-concurrent`)"));
+    m_problem->addItem(tr("Batch size and mode (time to accuracy)"));
+    m_problem->setToolTip(
+        tr("Training alone: the fastest mode within a power budget (`ptwb "
+           "evaluate`). Concurrent: the mode and inference batch size that "
+           "train the most while inference requests meet a latency budget and "
+           "the device a power budget (`ptwb evaluate-concurrent`). Batch size: the mode and "
+           "training batch size fastest to accuracy under a power cap (`ptwb "
+           "evaluate-batch`)"));
     auto *problemLabel = new QLabel(tr("Pro&blem"), this);
     problemLabel->setBuddy(m_problem);
     auto *problemRow = new QHBoxLayout;
@@ -257,6 +263,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     problemRow->addWidget(m_problem);
     problemRow->addStretch(1);
     m_stack->addWidget(m_concurrent);
+    m_stack->addWidget(m_batch);
     connect(m_problem, &QComboBox::currentIndexChanged, this, [this] {
         showPage();
         updateActions();
@@ -275,6 +282,7 @@ void ComparePanel::setDatabasePath(const QString &path)
 {
     m_path = path;
     m_concurrent->setDatabasePath(path);
+    m_batch->setDatabasePath(path);
     reload();
 }
 
@@ -313,6 +321,7 @@ void ComparePanel::showWorkloads(const QVector<WorkloadSummary> &summaries)
             m_summaries.append(s);
     }
     m_concurrent->setWorkloads(ofKind);
+    m_batch->setWorkloads(ofKind);
     const QString reference = m_reference->currentText();
     const QString target = m_target->currentText();
     m_reference->clear();
@@ -368,9 +377,12 @@ void ComparePanel::setBudgets(double fromW, double toW, double stepW)
 
 void ComparePanel::showPage()
 {
-    // Pages: what to do without measurements, the training evaluation, the concurrent one.
+    // Pages: what to do without measurements, the training evaluation, the concurrent one, the
+    // batch size one.
     if (problem() == Problem::Concurrent)
         m_stack->setCurrentWidget(m_concurrent);
+    else if (problem() == Problem::Batch)
+        m_stack->setCurrentWidget(m_batch);
     else
         m_stack->setCurrentIndex(m_summaries.isEmpty() ? 0 : 1);
 }
@@ -576,7 +588,7 @@ void ComparePanel::endRun(const QString &message)
 
 void ComparePanel::updateActions()
 {
-    // The concurrent page has its own actions under the same shortcuts.
+    // The concurrent and batch pages have their own actions under the same shortcuts.
     const bool training = m_problem->currentIndex() == int(Problem::Training);
     const bool canRun = training && !m_running && m_target->count() > 0;
     m_runAction->setEnabled(canRun);
@@ -637,6 +649,8 @@ bool ComparePanel::exportCharts(const QString &path, QString *error) const
 {
     if (problem() == Problem::Concurrent)
         return m_concurrent->exportCharts(path, error);
+    if (problem() == Problem::Batch)
+        return m_batch->exportCharts(path, error);
     return ViewExport::writeImage(m_charts, path, error);
 }
 

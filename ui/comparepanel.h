@@ -20,6 +20,7 @@ class QTableWidget;
 
 namespace ptwb::ui {
 
+class BatchComparePanel;
 class ConcurrentComparePanel;
 class StrategyBarChart;
 class StrategyBoxChart;
@@ -29,14 +30,15 @@ class StrategyBoxChart;
 // a worker with progress and cancel; per strategy, box plots of the time penalty and of the power
 // above the budget, the budget violations as bars, and every metric in a table that exports as
 // CSV (the charts as PNG or SVG). A switch above turns it to the concurrent training + inference
-// problem (ConcurrentComparePanel, `ptwb evaluate-concurrent`).
+// problem (ConcurrentComparePanel, `ptwb evaluate-concurrent`) or the batch size one
+// (BatchComparePanel, `ptwb evaluate-batch`).
 class ComparePanel : public QWidget
 {
     Q_OBJECT
 
 public:
     // What is compared: training under a power budget, or training beside inference.
-    enum class Problem { Training, Concurrent };
+    enum class Problem { Training, Concurrent, Batch };
 
     explicit ComparePanel(QWidget *parent = nullptr);
     ~ComparePanel() override;  // cancels and waits for its worker
@@ -57,6 +59,7 @@ public:
     Problem problem() const;
     void setProblem(Problem problem);
     ConcurrentComparePanel *concurrent() const { return m_concurrent; }
+    BatchComparePanel *batch() const { return m_batch; }
 
     bool isRunning() const { return m_running; }
     const QVector<StrategyMetrics> &results() const { return m_results; }
@@ -106,6 +109,7 @@ private:
     QStackedWidget *m_stack;
     QComboBox *m_problem;
     ConcurrentComparePanel *m_concurrent;
+    BatchComparePanel *m_batch;
     QComboBox *m_reference;
     QComboBox *m_target;
     QDoubleSpinBox *m_budgetFrom;
