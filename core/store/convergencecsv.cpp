@@ -114,29 +114,17 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName,
     const auto bad = [](const QString &message) {
         return Expected<Parsed>::failure(message, ErrorKind::BadInput);
     };
-    QByteArray data = input;
-    if (data.startsWith("\xEF\xBB\xBF"))
-        data.remove(0, 3);
-    const bool endsWithNewline = data.endsWith('\n');
-    QList<QByteArray> lines = data.split('\n');
-    if (endsWithNewline)
-        lines.removeLast();
-    for (QByteArray &line : lines) {
-        if (line.endsWith('\r'))
-            line.chop(1);
-    }
-    int lastContent = int(lines.size()) - 1;
-    while (lastContent >= 0 && lines[lastContent].trimmed().isEmpty())
-        --lastContent;
+    const CsvField::Lines file = CsvField::Lines::of(input);
+    const QList<QByteArray> &lines = file.lines;
+    const bool endsWithNewline = file.endsWithNewline;
+    const int lastContent = file.lastContent;
     if (lastContent < 0) {
         return bad(QStringLiteral("%1:1: the file is empty; expected the header line "
                                   "'batch_size,samples_to_target'")
                        .arg(fileName));
     }
 
-    int headerLine = 0;
-    while (lines[headerLine].trimmed().isEmpty())
-        ++headerLine;
+    const int headerLine = file.header;
     const int headerNumber = headerLine + 1;
     std::array<int, ColumnCount> position;
     position.fill(-1);
@@ -214,22 +202,11 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName,
             continue;
         const int line = index + 1;
         const QList<QByteArray> fields = text.split(',');
-        if (fields.size() != fieldCount) {
-            if (index == lastContent && !endsWithNewline && fields.size() < fieldCount) {
-                return bad(QStringLiteral("%1:%2: the last line is cut short (%3 of %4 fields, "
-                                          "no final newline); the file looks truncated")
-                               .arg(fileName)
-                               .arg(line)
-                               .arg(fields.size())
-                               .arg(fieldCount));
-            }
-            return bad(QStringLiteral("%1:%2: %3 fields, expected %4 (%5)")
-                           .arg(fileName)
-                           .arg(line)
-                           .arg(fields.size())
-                           .arg(fieldCount)
-                           .arg(headerColumns));
-        }
+        if (const QString problem = CsvField::fieldCountProblem(
+                fileName, line, fields.size(), fieldCount, index == lastContent && !endsWithNewline,
+                headerColumns);
+            !problem.isEmpty())
+            return bad(problem);
         ConvergencePoint point;
         if (QString problem = row.batch(fields, line, &point.batchSize); !problem.isEmpty())
             return bad(problem);

@@ -186,30 +186,17 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
     const auto bad = [](const QString &message) {
         return Expected<Parsed>::failure(message, ErrorKind::BadInput);
     };
-    QByteArray data = input;
-    if (data.startsWith("\xEF\xBB\xBF"))
-        data.remove(0, 3);
-    const bool endsWithNewline = data.endsWith('\n');
-    QList<QByteArray> lines = data.split('\n');
-    if (endsWithNewline)
-        lines.removeLast();
-    for (QByteArray &line : lines) {
-        if (line.endsWith('\r'))
-            line.chop(1);
-    }
-    // Trailing blank lines are accepted; find the last line with content.
-    int lastContent = int(lines.size()) - 1;
-    while (lastContent >= 0 && lines[lastContent].trimmed().isEmpty())
-        --lastContent;
+    const CsvField::Lines file = CsvField::Lines::of(input);
+    const QList<QByteArray> &lines = file.lines;
+    const bool endsWithNewline = file.endsWithNewline;
+    const int lastContent = file.lastContent;
     if (lastContent < 0) {
         return bad(QStringLiteral("%1:1: the file is empty; expected the header line '%2'")
                        .arg(fileName, columnList()));
     }
 
     // Header: exactly the six columns, or the seven of the inference layout, in any order.
-    int headerLine = 0;
-    while (lines[headerLine].trimmed().isEmpty())
-        ++headerLine;
+    const int headerLine = file.header;
     std::array<int, ColumnCount> position;
     position.fill(-1);
     const QList<QByteArray> header = lines[headerLine].split(',');
@@ -276,23 +263,11 @@ Expected<Parsed> parse(const QByteArray &input, const QString &fileName, const M
             continue;
         const int line = index + 1;
         const QList<QByteArray> fields = text.split(',');
-        if (fields.size() != fieldCount) {
-            // A last line with no newline and too few fields is a file cut off mid-write.
-            if (index == lastContent && !endsWithNewline && fields.size() < fieldCount) {
-                return bad(QStringLiteral("%1:%2: the last line is cut short (%3 of %4 fields, "
-                                          "no final newline); the file looks truncated")
-                               .arg(fileName)
-                               .arg(line)
-                               .arg(fields.size())
-                               .arg(fieldCount));
-            }
-            return bad(QStringLiteral("%1:%2: %3 fields, expected %4 (%5)")
-                           .arg(fileName)
-                           .arg(line)
-                           .arg(fields.size())
-                           .arg(fieldCount)
-                           .arg(headerColumns));
-        }
+        if (const QString problem = CsvField::fieldCountProblem(
+                fileName, line, fields.size(), fieldCount, index == lastContent && !endsWithNewline,
+                headerColumns);
+            !problem.isEmpty())
+            return bad(problem);
         Measurement measurement;
         measurement.source = QStringLiteral("import");
         const QString problem = rowParser.parse(fields, line, &measurement);
