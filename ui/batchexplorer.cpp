@@ -338,7 +338,7 @@ void BatchExplorer::setSpace(std::shared_ptr<const workflows::BatchSpace> space)
     m_source->setText(tr("<b>%1</b>: batch sizes %2, %3 modes each")
                           .arg(s.device.toHtmlEscaped(), batchList(batches))
                           .arg(s.batches.first().modes.size()));
-    m_source->setToolTip(s.sources.join(QLatin1Char('\n')));
+    m_source->setToolTip(s.sources.join(QLatin1Char('\n')).toHtmlEscaped());  // names as text
     const auto [low, high] = peakSpan(s);
     if (std::isfinite(low))
         m_controls->setCapRange(std::floor(low * 0.9), std::ceil(high * 1.02));

@@ -285,6 +285,10 @@ QWidget *SweepPanel::buildProgressBox()
     auto *box = new QGroupBox(tr("Progress"), this);
     m_sweepLabel = new QLabel(tr("No sweep yet: plan one and press Start"), box);
     m_sweepLabel->setWordWrap(true);
+    // What a sweep says comes partly from the device (a workload's last stderr line, the reason
+    // a mode was refused): plain text, never markup a device could use to make the window load
+    // a file.
+    m_sweepLabel->setTextFormat(Qt::PlainText);
     m_progressBar = new QProgressBar(box);
     m_progressBar->setRange(0, 1);
     m_progressBar->setValue(0);
@@ -294,7 +298,9 @@ QWidget *SweepPanel::buildProgressBox()
                                    "one, else from the pace so far"));
     m_currentLabel = new QLabel(box);
     m_currentLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_currentLabel->setTextFormat(Qt::PlainText);
     m_messageLabel = new QLabel(box);
+    m_messageLabel->setTextFormat(Qt::PlainText);
     m_messageLabel->setObjectName(QStringLiteral("messageLabel"));
     m_messageLabel->setWordWrap(true);
     m_messageLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -218,6 +218,9 @@ private Q_SLOTS:
         QVERIFY(!panel.findChild<QPushButton *>(QStringLiteral("pauseButton"))->isEnabled());
         QVERIFY(!panel.findChild<QPushButton *>(QStringLiteral("resumeButton"))->isEnabled());
         QVERIFY(!panel.findChild<QPushButton *>(QStringLiteral("cancelButton"))->isEnabled());
+        // messages carry a device's text (a workload's stderr line): never read as markup
+        QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("messageLabel"))->textFormat(),
+                 Qt::PlainText);
         panel.setRequest(request(QStringLiteral("grid:cores=even;cpu=every:2:2"), 12));
         QCOMPARE(panel.request().modeSet, QStringLiteral("grid:cores=even;cpu=every:2:2"));
         QCOMPARE(panel.request().minibatches, 12);
