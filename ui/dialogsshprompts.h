@@ -2,38 +2,37 @@
 
 #include "prompts.h"
 
-#include <QObject>
 #include <QPointer>
-#include <QWidget>
+
+#include <memory>
+
+class QDialog;
+class QWidget;
 
 namespace ptwb::ui {
 
-// The window's answers to the SSH transport's questions, as dialogs over `window`. The
-// transport asks from its worker thread; each question hops to the GUI thread and waits
-// there for the person (Qt::BlockingQueuedConnection), so the worker blocks, never the GUI.
-// Create it on the GUI thread and hand it to SshOptions::prompts.
-class DialogSshPrompts : public QObject, public SshPrompts
-{
-    Q_OBJECT
+class SshPromptDialogs;
 
+// The window's answers to the SSH transport's questions, as non-modal dialogs over `window`.
+// Asked from an SSH worker thread, it never blocks that thread: each question is queued to the
+// GUI thread (the application's, whatever thread this object was created or asked on), shown
+// there with open(), and the answer goes back through the reply callback when the person
+// closes the dialog. A cancelled question (the device or the window closed meanwhile) closes its
+// dialog. Create it on any thread and hand it to SshOptions::prompts.
+class DialogSshPrompts : public SshPrompts
+{
 public:
     explicit DialogSshPrompts(QWidget *window);
+    ~DialogSshPrompts() override;
 
-    bool acceptUnknownHost(const QString &host, int port, const QString &keyType,
-                           const QString &sha256Fingerprint) override;
-    std::optional<QString> passphrase(const QString &keyFile) override;
-    std::optional<QString> password(const QString &user, const QString &host) override;
-    std::optional<QStringList> keyboardInteractive(const QString &name, const QString &instruction,
-                                                   const QList<Question> &questions) override;
+    void ask(const SshPromptRequest &request, Reply reply) override;
+    void cancel(quint64 id) override;
+
+    // GUI thread only: the dialog showing question `id`, while it is open (tests).
+    QDialog *dialogFor(quint64 id) const;
 
 private:
-    // Runs `ask` on the GUI thread and returns what it returned.
-    template<typename Ask>
-    auto onGuiThread(Ask ask) -> decltype(ask());
-
-    std::optional<QString> askText(const QString &title, const QString &label, bool secret);
-
-    QPointer<QWidget> m_window;
+    SshPromptDialogs *m_dialogs;  // lives on the GUI thread; deleteLater()ed with this object
 };
 
 }  // namespace ptwb::ui

@@ -19,7 +19,7 @@ bool interactive()
 }
 
 // Reads one line from the terminal, without echo for secrets.
-std::optional<QString> ask(const QString &question, bool echo)
+std::optional<QString> readAnswer(const QString &question, bool echo)
 {
     if (!interactive())
         return std::nullopt;
@@ -59,7 +59,7 @@ bool TerminalPrompts::acceptUnknownHost(const QString &host, int port, const QSt
                      qPrintable(where), qPrintable(keyType), qPrintable(sha256Fingerprint));
         return true;
     }
-    const std::optional<QString> answer = ask(
+    const std::optional<QString> answer = readAnswer(
         QStringLiteral("The authenticity of host '%1' can't be established.\n%2 key fingerprint "
                        "is %3.\nIs this the device you meant (yes/no)? ")
             .arg(where, keyType, sha256Fingerprint),
@@ -67,16 +67,26 @@ bool TerminalPrompts::acceptUnknownHost(const QString &host, int port, const QSt
     return answer && answer->trimmed().compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0;
 }
 
+QString TerminalPrompts::unconfirmedHostNote() const
+{
+    if (interactive())
+        return {};  // the person on the terminal said no
+    return QStringLiteral("there is no terminal to ask whether to trust it. Check the "
+                          "fingerprint on the device (ssh-keygen -lf "
+                          "/etc/ssh/ssh_host_ed25519_key.pub); if it matches, re-run with "
+                          "--accept-new-host-key to trust it and remember it");
+}
+
 std::optional<QString> TerminalPrompts::passphrase(const QString &keyFile)
 {
     const QMutexLocker lock(&terminal);
-    return ask(QStringLiteral("Passphrase for %1: ").arg(keyFile), false);
+    return readAnswer(QStringLiteral("Passphrase for %1: ").arg(keyFile), false);
 }
 
 std::optional<QString> TerminalPrompts::password(const QString &user, const QString &host)
 {
     const QMutexLocker lock(&terminal);
-    return ask(QStringLiteral("%1@%2's password: ").arg(user, host), false);
+    return readAnswer(QStringLiteral("%1@%2's password: ").arg(user, host), false);
 }
 
 std::optional<QStringList> TerminalPrompts::keyboardInteractive(const QString &name,
@@ -90,7 +100,7 @@ std::optional<QStringList> TerminalPrompts::keyboardInteractive(const QString &n
         std::fprintf(stderr, "%s\n%s\n", qPrintable(name), qPrintable(instruction));
     QStringList answers;
     for (const Question &question : questions) {
-        std::optional<QString> answer = ask(question.text, question.echo);
+        std::optional<QString> answer = readAnswer(question.text, question.echo);
         if (!answer)
             return std::nullopt;
         answers.append(*answer);

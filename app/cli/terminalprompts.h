@@ -7,8 +7,9 @@ namespace ptwb::cli {
 // The command line's answers to the SSH transport's questions: on the terminal when there is
 // one (secrets read without echo), refused otherwise. An unknown host key is accepted without a
 // question only with --accept-new-host-key, which the user types knowingly; a changed key is
-// never accepted (the transport does not even ask).
-class TerminalPrompts : public SshPrompts
+// never accepted (the transport does not even ask). Synchronous: each question blocks the
+// asking SSH worker thread (only that one) until the terminal answers.
+class TerminalPrompts : public SynchronousSshPrompts
 {
 public:
     explicit TerminalPrompts(bool acceptNewHostKey)
@@ -22,6 +23,8 @@ public:
     std::optional<QString> password(const QString &user, const QString &host) override;
     std::optional<QStringList> keyboardInteractive(const QString &name, const QString &instruction,
                                                    const QList<Question> &questions) override;
+    // Without a terminal: re-run with --accept-new-host-key (after checking the fingerprint).
+    QString unconfirmedHostNote() const override;
 
 private:
     bool m_acceptNewHostKey;

@@ -75,14 +75,18 @@ HostKeyDecision decide(const HostKeyFacts &facts)
                      facts.detail.isEmpty() ? QStringLiteral("unknown error") : facts.detail)};
 }
 
-QString refusedByUser(const HostKeyFacts &facts)
+QString refusedByUser(const HostKeyFacts &facts, const QString &note)
 {
-    return QStringLiteral("the host key of %1 (%2 %3) was not accepted; not connecting. %1 is "
-                          "not in %4 yet and the key was refused or could not be confirmed (no "
-                          "one to ask). Check the fingerprint on the device (ssh-keygen -lf "
-                          "/etc/ssh/ssh_host_ed25519_key.pub), then connect again and accept it")
-        .arg(target(facts.host, facts.port), facts.keyType, facts.fingerprint,
-             facts.knownHostsFile);
+    const QString what = QStringLiteral("the host key of %1 (%2 %3) was not accepted; not "
+                                        "connecting. %1 is not in %4 yet")
+                             .arg(target(facts.host, facts.port), facts.keyType, facts.fingerprint,
+                                  facts.knownHostsFile);
+    if (!note.isEmpty())
+        return QStringLiteral("%1, and it could not be confirmed: %2").arg(what, note);
+    return QStringLiteral("%1 and the key was refused. Check the fingerprint on the device "
+                          "(ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub), then connect "
+                          "again and accept it")
+        .arg(what);
 }
 
 }  // namespace ptwb::HostKeyCheck

@@ -46,8 +46,11 @@ struct HostKeyDecision
 namespace HostKeyCheck {
 
 HostKeyDecision decide(const HostKeyFacts &facts);
-// The error when the person said no to an unknown host.
-QString refusedByUser(const HostKeyFacts &facts);
+// The error when an unknown host's key was not accepted. `note` (SshPromptAnswer::note): when no
+// person was asked, what to do instead, e.g. the CLI's "re-run with --accept-new-host-key"; empty
+// when a person said no. A changed key never gets here (decide() refuses it, naming how to
+// remove the old entry), so nothing here suggests trusting it.
+QString refusedByUser(const HostKeyFacts &facts, const QString &note = {});
 // "host:port", as errors name a target.
 QString target(const QString &host, int port);
 // How known_hosts spells the host: "host" on port 22, else "[host]:port".

@@ -1,48 +1,104 @@
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 namespace ptwb {
 
-// What the SSH transport asks a person. The GUI implements it with dialogs, the CLI on the
-// terminal (or refuses everything with --batch), the tests with fixed answers.
+// One question of the SSH transport to a person, with what to show for it.
+struct SshPromptRequest
+{
+    enum class Kind {
+        UnknownHost,  // host, port, keyType, fingerprint: trust it and remember it?
+        Passphrase,  // keyFile: the passphrase of this encrypted private key
+        Password,  // user, host: the account's password
+        KeyboardInteractive,  // name, instruction, questions: one round, every question answered
+    };
+    struct Question
+    {
+        QString text;
+        bool echo = false;  // whether the answer may be shown while typed
+    };
+
+    quint64 id = 0;  // unique in the process; cancel() names it
+    Kind kind = Kind::Password;
+    QString host;
+    int port = 22;
+    QString keyType;  // "ssh-ed25519"
+    QString fingerprint;  // "SHA256:..." exactly as OpenSSH prints it; show it verbatim
+    QString keyFile;
+    QString user;
+    QString name;  // keyboard-interactive: from the server; show as plain text
+    QString instruction;  // likewise
+    QList<Question> questions;
+};
+
+struct SshPromptAnswer
+{
+    // UnknownHost: trusted (it is then written to known_hosts). A secret: given. false: refused,
+    // skipped, or no one to ask.
+    bool given = false;
+    // The passphrase or password (one), or a keyboard-interactive round's answers in order.
+    // Used once, then overwritten in memory; never log them.
+    QStringList texts;
+    // When not given without a person saying no (no terminal, a batch run): what the user can do
+    // instead, for the error message ("re-run with --accept-new-host-key ...").
+    QString note;
+};
+
+// What the SSH transport asks a person. The GUI implements it with non-modal dialogs
+// (ui/DialogSshPrompts), the CLI on the terminal (or refuses everything without one), the tests
+// with fixed answers.
 //
-// Every method is called on the transport's worker thread, never on the GUI thread, and may
-// block until the person answers: a GUI implementation hops to the GUI thread with
-// QMetaObject::invokeMethod(..., Qt::BlockingQueuedConnection, ...) and returns the answer.
-// The implementation must be thread-safe and outlive the transport (it is held by shared_ptr).
-// A secret returned here is used once, then overwritten in memory; never log it.
+// ask() is called on the transport's worker thread and hands the answer to `reply` once, from
+// any thread (a withdrawn question need not be answered). A GUI implementation returns at once and
+// replies later from the GUI thread; the worker meanwhile keeps running its event loop
+// (SshPromptWait) and stops waiting when the connection is cancelled, calling cancel(id): the
+// question is then withdrawn (close its dialog; a reply after that is ignored). A synchronous
+// implementation (terminal, tests) may answer before ask() returns: SynchronousSshPrompts. The
+// object is held by shared_ptr, may be asked from several workers at once and may be destroyed on
+// any thread.
 class SshPrompts
 {
 public:
-    virtual ~SshPrompts() = default;
+    using Question = SshPromptRequest::Question;
+    using Reply = std::function<void(SshPromptAnswer)>;
 
-    // The host is not in known_hosts. Show host:port, the key type ("ssh-ed25519") and the
-    // fingerprint exactly as given ("SHA256:..." as OpenSSH prints it) and ask whether it is
-    // the right device. true: it is remembered in known_hosts and the connection goes on.
+    virtual ~SshPrompts() = default;
+    virtual void ask(const SshPromptRequest &request, Reply reply) = 0;
+    virtual void cancel(quint64 /*id*/) { }
+};
+
+// Answers on the asking (worker) thread before ask() returns, one blocking method per kind of
+// question. For the terminal, whose reads block the worker anyway, and for tests.
+class SynchronousSshPrompts : public SshPrompts
+{
+public:
+    void ask(const SshPromptRequest &request, Reply reply) final;
+
+    // The host is not in known_hosts. Show host:port, the key type and the fingerprint exactly
+    // as given and ask whether it is the right device.
     virtual bool acceptUnknownHost(const QString &host, int port, const QString &keyType,
                                    const QString &sha256Fingerprint) = 0;
     // The passphrase of an encrypted private key; nullopt skips this key.
     virtual std::optional<QString> passphrase(const QString &keyFile) = 0;
     // The account's password; nullopt gives up password authentication.
     virtual std::optional<QString> password(const QString &user, const QString &host) = 0;
-    // One round of keyboard-interactive authentication: answer every prompt in order (`echo`
-    // says whether the answer may be shown while typed). nullopt gives up this method.
-    struct Question
-    {
-        QString text;
-        bool echo = false;
-    };
+    // One round of keyboard-interactive authentication; nullopt gives up this method.
     virtual std::optional<QStringList> keyboardInteractive(const QString &name,
                                                            const QString &instruction,
                                                            const QList<Question> &questions) = 0;
+    // After acceptUnknownHost() said no: when no person was asked, how to trust the key instead
+    // (SshPromptAnswer::note); empty when a person refused it.
+    virtual QString unconfirmedHostNote() const { return {}; }
 };
 
 // Answers every question with "no": unknown hosts are refused, no secrets. For batch runs.
-class RefusingSshPrompts : public SshPrompts
+class RefusingSshPrompts : public SynchronousSshPrompts
 {
 public:
     bool acceptUnknownHost(const QString &, int, const QString &, const QString &) override
@@ -58,6 +114,12 @@ public:
                                                    const QList<Question> &) override
     {
         return std::nullopt;
+    }
+    QString unconfirmedHostNote() const override
+    {
+        return QStringLiteral("No one was asked (a batch run). Check the fingerprint on the "
+                              "device (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub), then "
+                              "connect once where you can accept it.");
     }
 };
 

@@ -1,5 +1,8 @@
 #include "sshsession.h"
 
+#include "sshcancel.h"
+#include "sshpromptwait.h"
+
 #include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
@@ -129,8 +132,9 @@ QString contentAddress(const QList<QByteArray> &contents, const QList<SshLaunch:
 
 }  // namespace
 
-SshSession::SshSession(SshOptions options)
+SshSession::SshSession(SshOptions options, std::shared_ptr<SshCancel> cancel)
     : m_options(std::move(options))
+    , m_cancel(std::move(cancel))
 {
     if (!m_options.prompts)
         m_options.prompts = std::make_shared<RefusingSshPrompts>();
@@ -144,6 +148,21 @@ SshSession::~SshSession()
 QString SshSession::target() const
 {
     return QStringLiteral("%1@%2").arg(m_user, HostKeyCheck::target(m_host, m_port));
+}
+
+std::optional<SshPromptAnswer> SshSession::ask(SshPromptRequest request)
+{
+    std::optional<SshPromptAnswer> answer =
+        SshPromptWait::ask(*m_options.prompts, std::move(request), m_cancel.get());
+    if (!answer)
+        m_cancelled = true;
+    return answer;
+}
+
+Status SshSession::cancelled() const
+{
+    return Status::failure(
+        QStringLiteral("connecting to %1 was cancelled while waiting for an answer").arg(target()));
 }
 
 QString SshSession::libsshError() const
@@ -251,6 +270,7 @@ Status SshSession::connect()
 {
     disconnect();
     m_hostKeyRejected = false;
+    m_cancelled = false;
     if (Status resolved = resolveOptions(); !resolved)
         return resolved;
 
@@ -283,7 +303,7 @@ Status SshSession::connect()
     setTcpKeepalive();
     if (Status verified = verifyHostKey(); !verified) {
         disconnect();
-        m_hostKeyRejected = true;
+        m_hostKeyRejected = !m_cancelled;  // a cancel is no verdict on the key
         return verified;
     }
     if (Status authenticated = authenticate(); !authenticated) {
@@ -388,8 +408,17 @@ Status SshSession::verifyHostKey()
     case HostKeyDecision::Action::Ask:
         break;
     }
-    if (!m_options.prompts->acceptUnknownHost(m_host, m_port, facts.keyType, facts.fingerprint))
-        return Status::failure(HostKeyCheck::refusedByUser(facts));
+    SshPromptRequest question;
+    question.kind = SshPromptRequest::Kind::UnknownHost;
+    question.host = m_host;
+    question.port = m_port;
+    question.keyType = facts.keyType;
+    question.fingerprint = facts.fingerprint;
+    const std::optional<SshPromptAnswer> answer = ask(question);
+    if (!answer)
+        return cancelled();
+    if (!answer->given)
+        return Status::failure(HostKeyCheck::refusedByUser(facts, answer->note));
     // Only now, with the person's consent, is the key written down.
     if (ssh_session_update_known_hosts(m_session) != SSH_OK) {
         return Status::failure(
@@ -447,13 +476,18 @@ Status SshSession::authenticate()
                                              &privateKey);
             bool skipped = false;
             for (int attempt = 0; rc != SSH_OK && attempt < kMaxPassphraseTries; ++attempt) {
-                std::optional<QString> answer = m_options.prompts->passphrase(path);
-                if (!answer) {
+                SshPromptRequest question;
+                question.kind = SshPromptRequest::Kind::Passphrase;
+                question.keyFile = path;
+                std::optional<SshPromptAnswer> answer = ask(question);
+                if (!answer)
+                    return cancelled();
+                if (!answer->given || answer->texts.isEmpty()) {
                     skipped = true;
                     break;
                 }
-                QByteArray secret = answer->toUtf8();
-                wipe(*answer);
+                QByteArray secret = answer->texts.first().toUtf8();
+                wipe(answer->texts.first());
                 rc = ssh_pki_import_privkey_file(file.constData(), secret.constData(), nullptr,
                                                  nullptr, &privateKey);
                 wipe(secret);
@@ -485,19 +519,30 @@ Status SshSession::authenticate()
         rc = ssh_userauth_kbdint(m_session, nullptr, nullptr);
         for (int round = 0; rc == SSH_AUTH_INFO && round < kMaxKeyboardRounds; ++round) {
             const int count = ssh_userauth_kbdint_getnprompts(m_session);
-            QList<SshPrompts::Question> questions;
+            QList<SshPromptRequest::Question> questions;
             for (int i = 0; i < count; ++i) {
                 char echo = 0;
                 const char *text = ssh_userauth_kbdint_getprompt(m_session, unsigned(i), &echo);
                 questions.append({QString::fromUtf8(text ? text : ""), echo != 0});
             }
             std::optional<QStringList> answers;
-            if (count == 0)
+            if (count == 0) {
                 answers = QStringList();  // an empty round only needs an empty reply
-            else
-                answers = m_options.prompts->keyboardInteractive(
-                    QString::fromUtf8(ssh_userauth_kbdint_getname(m_session)),
-                    QString::fromUtf8(ssh_userauth_kbdint_getinstruction(m_session)), questions);
+            } else {
+                SshPromptRequest round;
+                round.kind = SshPromptRequest::Kind::KeyboardInteractive;
+                round.host = m_host;
+                round.user = m_user;
+                round.name = QString::fromUtf8(ssh_userauth_kbdint_getname(m_session));
+                round.instruction =
+                    QString::fromUtf8(ssh_userauth_kbdint_getinstruction(m_session));
+                round.questions = questions;
+                std::optional<SshPromptAnswer> answer = ask(round);
+                if (!answer)
+                    return cancelled();
+                if (answer->given)
+                    answers = std::move(answer->texts);
+            }
             if (!answers || answers->size() < count) {
                 gaveUp = true;
                 break;
@@ -522,13 +567,19 @@ Status SshSession::authenticate()
     if (offered & SSH_AUTH_METHOD_PASSWORD) {
         bool gaveUp = false;
         for (int attempt = 0; attempt < kMaxPasswordTries; ++attempt) {
-            std::optional<QString> answer = m_options.prompts->password(m_user, m_host);
-            if (!answer) {
+            SshPromptRequest question;
+            question.kind = SshPromptRequest::Kind::Password;
+            question.user = m_user;
+            question.host = m_host;
+            std::optional<SshPromptAnswer> answer = ask(question);
+            if (!answer)
+                return cancelled();
+            if (!answer->given || answer->texts.isEmpty()) {
                 gaveUp = true;
                 break;
             }
-            QByteArray secret = answer->toUtf8();
-            wipe(*answer);
+            QByteArray secret = answer->texts.first().toUtf8();
+            wipe(answer->texts.first());
             rc = ssh_userauth_password(m_session, nullptr, secret.constData());
             wipe(secret);
             if (rc == SSH_AUTH_SUCCESS)

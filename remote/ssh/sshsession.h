@@ -9,7 +9,12 @@
 
 #include <libssh/libssh.h>
 
+#include <memory>
+#include <optional>
+
 namespace ptwb {
+
+class SshCancel;
 
 // One libssh session, used from one thread only, every call blocking (bounded by the connect
 // timeout). SshTransport's worker owns one; tests drive it directly. Order: connect() (TCP,
@@ -17,7 +22,9 @@ namespace ptwb {
 class SshSession
 {
 public:
-    explicit SshSession(SshOptions options);
+    // `cancel`, when given, ends a wait for a prompt's answer (SshPromptWait): connect() then
+    // fails with "... was cancelled ...".
+    explicit SshSession(SshOptions options, std::shared_ptr<SshCancel> cancel = {});
     ~SshSession();
     SshSession(const SshSession &) = delete;
     SshSession &operator=(const SshSession &) = delete;
@@ -74,6 +81,9 @@ private:
     Status resolveOptions();
     Status verifyHostKey();
     Status authenticate();
+    // Asks the prompts and waits without blocking this thread's events; nullopt: cancelled.
+    std::optional<SshPromptAnswer> ask(SshPromptRequest request);
+    Status cancelled() const;
     HostKeyFacts hostKeyFacts();
     void setTcpKeepalive();
 
@@ -89,6 +99,8 @@ private:
     QStringList m_identities;
     bool m_connected = false;
     bool m_hostKeyRejected = false;
+    bool m_cancelled = false;  // a prompt was cancelled during connect()
+    std::shared_ptr<SshCancel> m_cancel;
 };
 
 }  // namespace ptwb

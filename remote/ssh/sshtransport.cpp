@@ -1,8 +1,11 @@
 #include "sshtransport.h"
 
 #include "hostkeycheck.h"
+#include "sshcancel.h"
+#include "sshthreads.h"
 #include "sshworker.h"
 
+#include <QCoreApplication>
 #include <QThread>
 
 namespace ptwb {
@@ -10,19 +13,22 @@ namespace ptwb {
 namespace {
 
 constexpr int kLogLines = 50;
-constexpr int kShutdownWaitMs = 3000;
 
 }  // namespace
 
 SshTransport::SshTransport(SshOptions options, QObject *parent)
     : Transport(parent)
     , m_options(std::move(options))
-    , m_cancel(std::make_shared<std::atomic<bool>>(false))
+    , m_cancel(std::make_shared<SshCancel>())
 {
     if (!m_options.prompts)
         m_options.prompts = std::make_shared<RefusingSshPrompts>();
     m_thread = new QThread;
     m_thread->setObjectName(QStringLiteral("ssh %1").arg(m_options.host));
+    // The QThread object (not the thread it runs) lives on the application's thread, even when
+    // a sweep's thread makes this transport: SshThreads deletes it there once it has finished.
+    if (QCoreApplication *app = QCoreApplication::instance())
+        m_thread->moveToThread(app->thread());
     m_worker = new SshWorker(m_cancel);
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -35,20 +41,19 @@ SshTransport::SshTransport(SshOptions options, QObject *parent)
 
 SshTransport::~SshTransport()
 {
+    // Never waits for the worker, whatever thread this is: it may be inside a blocking libssh
+    // call (bounded by connectTimeoutMs). Nothing dangles: the worker's signals to this object
+    // are cut here (queued ones die with it), the worker shares only the cancel flag and a copy
+    // of the options, it closes the libssh session on its own thread (the queued shutdown(), or
+    // its destructor, run there when the thread finishes), and SshThreads deletes the thread once
+    // it has finished and waits for it at exit.
     m_worker->disconnect(this);
-    m_cancel->store(true);
+    m_cancel->request();  // a connect gives up after its current step, a pending prompt at once
     SshWorker *worker = m_worker;
     QMetaObject::invokeMethod(
         m_worker, [worker] { worker->shutdown(); }, Qt::QueuedConnection);
     m_thread->quit();
-    if (m_thread->wait(kShutdownWaitMs)) {
-        delete m_thread;
-    } else {
-        // The worker is inside a blocking call (a connect, or a prompt waiting for a person):
-        // let the thread end by itself and clean up after it, rather than block the GUI.
-        QThread *thread = m_thread;
-        connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    }
+    SshThreads::adopt(m_thread);
 }
 
 QString SshTransport::description() const
@@ -66,7 +71,7 @@ void SshTransport::open()
         return;
     m_state = State::Opening;
     m_hostKeyRejected = false;
-    m_cancel->store(false);
+    m_cancel->reset();
     const quint64 generation = ++m_generation;
     SshWorker *worker = m_worker;
     const SshOptions options = m_options;
@@ -80,7 +85,7 @@ void SshTransport::close()
     if (m_state == State::Closed || m_state == State::Closing)
         return;
     m_state = State::Closing;
-    m_cancel->store(true);  // a connect still running gives up after its current step
+    m_cancel->request();  // a connect gives up after its current step, a pending prompt at once
     SshWorker *worker = m_worker;
     QMetaObject::invokeMethod(
         m_worker, [worker] { worker->finish(); }, Qt::QueuedConnection);

@@ -5,26 +5,28 @@
 
 #include <QStringList>
 
-#include <atomic>
 #include <memory>
 
 class QThread;
 
 namespace ptwb {
 
+class SshCancel;
 class SshWorker;
 
 // The agent over SSH (docs/ssh.md): a Transport whose libssh session lives on a worker thread of
 // its own. open() connects, checks the host key (asking SshOptions::prompts about an unknown
 // host, refusing a changed one), authenticates, uploads the launch files and execs the command;
 // stdout lines come back as lineReceived(), stderr goes to logMessage() and into error texts.
-// Nothing here blocks the calling (GUI) thread; the prompts are called on the worker thread.
+// Nothing here blocks the calling (GUI) thread, the destructor included (see SshThreads); the
+// prompts are asked from the worker thread, which keeps running its event loop while it waits.
 //
 // A dead connection is reported as closed("connection lost: ...") after keepaliveIntervalMs x
 // keepaliveMaxMissed without a byte from the server; a host key that was refused or could not
 // be confirmed is reported as closed(<the host-key error>) with hostKeyRejected() true. close()
-// sends EOF to the agent, waits briefly for it to exit and closes. open() after closed()
-// connects again from scratch.
+// sends EOF to the agent, waits briefly for it to exit and closes; during open() it cancels the
+// attempt, a question waiting for its answer at once: closed("connecting to ... was cancelled
+// ..."). open() after closed() connects again from scratch.
 class SshTransport : public Transport
 {
     Q_OBJECT
@@ -64,7 +66,7 @@ private:
     SshOptions m_options;
     QThread *m_thread = nullptr;
     SshWorker *m_worker = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<SshCancel> m_cancel;
     quint64 m_generation = 0;
     State m_state = State::Closed;
     bool m_hostKeyRejected = false;

@@ -1,6 +1,7 @@
 #include "sshworker.h"
 
 #include "shellquote.h"
+#include "sshcancel.h"
 #include "sshsession.h"
 
 #include <QSocketNotifier>
@@ -21,7 +22,7 @@ const char kSudoSecurePath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bi
 
 }  // namespace
 
-SshWorker::SshWorker(std::shared_ptr<std::atomic<bool>> cancel, QObject *parent)
+SshWorker::SshWorker(std::shared_ptr<SshCancel> cancel, QObject *parent)
     : QObject(parent)
     , m_cancel(std::move(cancel))
     , m_pollTimer(this)  // children, so moveToThread() takes them along
@@ -42,7 +43,19 @@ SshWorker::~SshWorker()
 
 void SshWorker::start(quint64 generation, const SshOptions &options)
 {
+    if (m_starting)
+        return;
     shutdown();
+    m_starting = true;
+    m_stopAfterStart = false;
+    startSteps(generation, options);
+    m_starting = false;
+    if (m_stopAfterStart)  // a finish() or shutdown() came while a prompt waited
+        shutdown();
+}
+
+void SshWorker::startSteps(quint64 generation, const SshOptions &options)
+{
     m_generation = generation;
     m_options = options;
     m_active = true;
@@ -50,11 +63,11 @@ void SshWorker::start(quint64 generation, const SshOptions &options)
     m_stdout.clear();
     m_stderr.clear();
     m_stderrLines.clear();
-    m_session = std::make_unique<SshSession>(options);
+    m_session = std::make_unique<SshSession>(options, m_cancel);
 
     if (Status connected = m_session->connect(); !connected)
         return teardown(connected.error(), m_session->hostKeyRejected());
-    if (m_cancel->load())
+    if (m_cancel->isRequested())
         return teardown(QStringLiteral("closed"));
     Q_EMIT logMessage(m_generation, QStringLiteral("connected to %1").arg(m_session->target()));
 
@@ -69,7 +82,7 @@ void SshWorker::start(quint64 generation, const SshOptions &options)
                               .arg(directory)
                               .arg(uploaded->uploaded)
                               .arg(uploaded->skipped));
-        if (m_cancel->load())
+        if (m_cancel->isRequested())
             return teardown(QStringLiteral("closed"));
     }
     m_argv.clear();
@@ -93,7 +106,7 @@ void SshWorker::start(quint64 generation, const SshOptions &options)
 
 void SshWorker::send(const QByteArray &line)
 {
-    if (!m_session || !m_session->channel() || m_closing)
+    if (m_starting || !m_session || !m_session->channel() || m_closing)
         return;
     const QByteArray data = line + '\n';
     if (ssh_channel_write(m_session->channel(), data.constData(), uint32_t(data.size())) !=
@@ -104,6 +117,10 @@ void SshWorker::send(const QByteArray &line)
 
 void SshWorker::finish()
 {
+    if (m_starting) {
+        m_stopAfterStart = true;
+        return;
+    }
     if (!m_session)
         return;
     m_closing = true;
@@ -115,7 +132,9 @@ void SshWorker::finish()
 
 void SshWorker::shutdown()
 {
-    if (m_session)
+    if (m_starting)
+        m_stopAfterStart = true;
+    else if (m_session)
         teardown(QStringLiteral("closed"));
 }
 

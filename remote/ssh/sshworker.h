@@ -8,13 +8,13 @@
 #include <QStringList>
 #include <QTimer>
 
-#include <atomic>
 #include <memory>
 
 class QSocketNotifier;
 
 namespace ptwb {
 
+class SshCancel;
 class SshSession;
 
 // SshTransport's other half: lives on the transport's worker thread and makes every libssh call
@@ -27,10 +27,14 @@ class SshWorker : public QObject
     Q_OBJECT
 
 public:
-    explicit SshWorker(std::shared_ptr<std::atomic<bool>> cancel, QObject *parent = nullptr);
+    explicit SshWorker(std::shared_ptr<SshCancel> cancel, QObject *parent = nullptr);
     ~SshWorker() override;
 
     // Connects, verifies the host key, authenticates, uploads, execs; then opened() or closed().
+    // While a prompt waits for its answer this thread keeps running its event loop (see
+    // SshPromptWait), so the calls below may arrive meanwhile: send() is dropped then (nothing is
+    // open yet), finish() and shutdown() close the connection once start() is done (the cancel
+    // the transport requested before sending them usually ends start() first).
     void start(quint64 generation, const SshOptions &options);
     void send(const QByteArray &line);
     // EOF on the agent's stdin (it finishes, possibly after an armed revert), a short grace for
@@ -47,6 +51,7 @@ Q_SIGNALS:
     void closed(quint64 generation, const QString &reason, bool hostKeyRejected);
 
 private:
+    void startSteps(quint64 generation, const SshOptions &options);
     void drain();
     void keepaliveTick();
     void remoteEnded();
@@ -55,7 +60,7 @@ private:
     void teardown(const QString &reason, bool hostKeyRejected = false);
     void noteActivity();
 
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<SshCancel> m_cancel;
     std::unique_ptr<SshSession> m_session;
     QSocketNotifier *m_notifier = nullptr;
     QTimer m_pollTimer;
@@ -71,6 +76,8 @@ private:
     QStringList m_stderrLines;  // the last ones, for error messages
     bool m_active = false;
     bool m_closing = false;
+    bool m_starting = false;  // inside start()
+    bool m_stopAfterStart = false;
 };
 
 }  // namespace ptwb

@@ -11,10 +11,12 @@
 #include "simulatorlauncher.h"
 #include "sshlaunch.h"
 #include "sshsession.h"
+#include "sshthreads.h"
 #include "sshtransport.h"
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -29,14 +31,19 @@
 #include <mutex>
 #include <optional>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace ptwb;
 
 namespace {
 
 // Fixed answers, counted; called on the transport's worker thread.
-class TestPrompts : public SshPrompts
+class TestPrompts : public SynchronousSshPrompts
 {
 public:
     explicit TestPrompts(bool acceptHost)
@@ -83,6 +90,96 @@ private:
     bool m_accept;
     std::mutex m_mutex;
     QString lastFingerprint;
+};
+
+// Never answers by itself: records each question and its reply callback, and the ids the
+// transport withdrew. ask() is called on the worker thread; the test reads from its own.
+class PendingPrompts : public SshPrompts
+{
+public:
+    void ask(const SshPromptRequest &request, Reply reply) override
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_asked.append(request.id);
+        m_reply = std::move(reply);
+    }
+    void cancel(quint64 id) override
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_cancelled.append(id);
+    }
+    QList<quint64> asked()
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        return m_asked;
+    }
+    QList<quint64> cancelled()
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        return m_cancelled;
+    }
+    // Answers the last question now, as a person would too late.
+    void replyLate(bool given)
+    {
+        Reply reply;
+        {
+            const std::lock_guard<std::mutex> lock(m_mutex);
+            reply = std::exchange(m_reply, nullptr);
+        }
+        if (reply)
+            reply(SshPromptAnswer {given, {}, {}});
+    }
+
+private:
+    std::mutex m_mutex;
+    QList<quint64> m_asked;
+    QList<quint64> m_cancelled;
+    Reply m_reply;
+};
+
+// A TCP listener on 127.0.0.1 that takes connections and never says a word: an SSH client
+// connecting to it waits for the server's banner until its connect timeout.
+class SilentListener
+{
+public:
+    SilentListener()
+    {
+        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (m_fd < 0 || ::bind(m_fd, reinterpret_cast<sockaddr *>(&address), length) != 0 ||
+            ::listen(m_fd, 4) != 0 ||
+            ::getsockname(m_fd, reinterpret_cast<sockaddr *>(&address), &length) != 0)
+            return;
+        m_port = ntohs(address.sin_port);
+    }
+    ~SilentListener()
+    {
+        for (int fd : std::as_const(m_accepted))
+            ::close(fd);
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    int port() const { return m_port; }
+    // Waits for a client and keeps its connection open, silent; false on timeout.
+    bool acceptOne(int timeoutMs)
+    {
+        pollfd wait {m_fd, POLLIN, 0};
+        if (::poll(&wait, 1, timeoutMs) != 1)
+            return false;
+        const int fd = ::accept(m_fd, nullptr, nullptr);
+        if (fd < 0)
+            return false;
+        m_accepted.append(fd);
+        return true;
+    }
+
+private:
+    int m_fd = -1;
+    int m_port = 0;
+    QList<int> m_accepted;
 };
 
 QByteArray readFile(const QString &path)
@@ -263,6 +360,33 @@ private Q_SLOTS:
         }
     }
 
+    void unconfirmedAndChangedKeysSayWhatToDo()
+    {
+        HostKeyFacts facts;
+        facts.host = QStringLiteral("orin");
+        facts.port = 2222;
+        facts.keyType = QStringLiteral("ssh-ed25519");
+        facts.fingerprint = QStringLiteral("SHA256:new");
+        facts.knownHostsFile = QStringLiteral("/kh");
+        // No one was asked: the note of the prompts (the CLI's names its flag) is the advice.
+        const QString note = QStringLiteral("re-run with --accept-new-host-key");
+        const QString unconfirmed = HostKeyCheck::refusedByUser(facts, note);
+        QVERIFY2(unconfirmed.contains(note), qPrintable(unconfirmed));
+        QVERIFY(unconfirmed.contains(QLatin1String("SHA256:new")));
+        QVERIFY(unconfirmed.contains(QLatin1String("orin:2222")));
+        // A person said no: check the fingerprint, connect again; no flag.
+        const QString refused = HostKeyCheck::refusedByUser(facts);
+        QVERIFY2(refused.contains(QLatin1String("ssh-keygen -lf")), qPrintable(refused));
+        QVERIFY(!refused.contains(QLatin1String("--accept-new-host-key")));
+        // A changed key is never something to accept: how to remove the old entry, no flag.
+        facts.state = HostKeyFacts::State::Changed;
+        facts.known = {{QStringLiteral("ssh-ed25519"), QStringLiteral("SHA256:old")}};
+        const QString changed = HostKeyCheck::decide(facts).message;
+        QVERIFY2(changed.contains(QLatin1String("ssh-keygen -R '[orin]:2222' -f '/kh'")),
+                 qPrintable(changed));
+        QVERIFY2(!changed.contains(QLatin1String("accept-new-host-key")), qPrintable(changed));
+    }
+
     // --- host keys --------------------------------------------------------------------------
 
     void unknownHostAcceptedIsRemembered()
@@ -301,6 +425,64 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(casePath(QStringLiteral("known_hosts"))));
         QCOMPARE(prompts->secretQuestions.load(), 0);  // no authentication was attempted
         QVERIFY(session.hostKeyRejected());
+    }
+
+    void cancelWhileAPromptWaitsFailsCleanly()
+    {
+        // The worker asks and waits for the answer without blocking its thread: close() (a
+        // device or window closed) reaches it meanwhile, withdraws the question and ends the
+        // attempt with "cancelled". With a blocking prompt nothing would happen until answered.
+        auto prompts = std::make_shared<PendingPrompts>();
+        SshTransport transport(baseOptions(prompts));
+        QSignalSpy closed(&transport, &Transport::closed);
+        QSignalSpy opened(&transport, &Transport::opened);
+        transport.open();
+        QTRY_COMPARE_WITH_TIMEOUT(prompts->asked().size(), 1, 15000);  // the unknown host key
+        QVERIFY(closed.isEmpty());
+        transport.close();
+        QVERIFY(closed.wait(5000));
+        const QString reason = closed.at(0).at(0).toString();
+        QVERIFY2(reason.contains(QLatin1String("cancelled")), qPrintable(reason));
+        QVERIFY2(reason.contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())),
+                 qPrintable(reason));
+        QCOMPARE(prompts->cancelled(), prompts->asked());  // the question was withdrawn
+        QVERIFY(!transport.hostKeyRejected());  // a cancel is no verdict on the key
+        // An answer after the cancel changes nothing: nothing is trusted, nothing opens.
+        prompts->replyLate(true);
+        QTest::qWait(200);
+        QCOMPARE(opened.count(), 0);
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!QFileInfo::exists(casePath(QStringLiteral("known_hosts"))));
+
+        // And again from scratch: the cancel of the last attempt does not linger.
+        transport.open();
+        QTRY_COMPARE_WITH_TIMEOUT(prompts->asked().size(), 2, 15000);
+        prompts->replyLate(false);
+        QVERIFY(closed.wait(5000));
+        QVERIFY2(closed.at(1).at(0).toString().contains(QLatin1String("was not accepted")),
+                 qPrintable(closed.at(1).at(0).toString()));
+        QVERIFY(transport.hostKeyRejected());
+    }
+
+    void destroyingATransportStuckInConnectReturnsAtOnce()
+    {
+        SilentListener silent;
+        QVERIFY(silent.port() > 0);
+        SshOptions options = baseOptions(std::make_shared<PendingPrompts>());
+        options.port = silent.port();
+        options.connectTimeoutMs = 3000;
+        auto *transport = new SshTransport(options);
+        transport->open();
+        // The worker is now inside libssh's blocking connect, waiting for a banner.
+        QVERIFY(silent.acceptOne(10000));
+        QTRY_COMPARE(SshThreads::running(), 0);  // those of earlier tests have ended
+        QElapsedTimer elapsed;
+        elapsed.start();
+        delete transport;
+        QVERIFY2(elapsed.elapsed() < 500, qPrintable(QString::number(elapsed.elapsed())));
+        QCOMPARE(SshThreads::running(), 1);  // handed over, still in its connect
+        // It ends by itself once libssh gives up, and is cleaned up then.
+        QTRY_COMPARE_WITH_TIMEOUT(SshThreads::running(), 0, 15000);
     }
 
     void changedHostKeyIsRefused()

@@ -2,7 +2,6 @@
 #include "devicelist.h"
 #include "devicestatuslabel.h"
 #include "devicetablesview.h"
-#include "dialogsshprompts.h"
 #include "explorepanel.h"
 #include "firstrunguide.h"
 #include "localprocesstransport.h"
@@ -19,10 +18,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
-#include <QInputDialog>
-#include <QLineEdit>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -31,8 +27,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
-#include <QtConcurrent>
 
 using namespace ptwb;
 using namespace ptwb::ui;
@@ -217,64 +211,6 @@ private Q_SLOTS:
         QCOMPARE(frequencies->rowCount(), 20);
         QCOMPARE(frequencies->item(5, 0)->text(), QStringLiteral("6"));
         QVERIFY(!frequencies->item(6, 0));
-    }
-
-    void sshQuestionsAreDialogsAskedFromTheWorker()
-    {
-        QWidget window;
-        DialogSshPrompts prompts(&window);
-        // Answers whatever dialog comes up next, as a person would.
-        const auto answerNext = [](const QString &objectName,
-                                   const std::function<void(QWidget *)> &answer) {
-            auto *timer = new QTimer;
-            QObject::connect(timer, &QTimer::timeout, timer, [timer, objectName, answer] {
-                QWidget *modal = QApplication::activeModalWidget();
-                if (modal && modal->objectName() == objectName) {
-                    answer(modal);
-                    timer->stop();
-                    timer->deleteLater();
-                }
-            });
-            timer->start(20);
-        };
-        // The transport asks from its worker thread; the dialog runs on the GUI thread.
-        answerNext(QStringLiteral("hostKeyQuestion"), [](QWidget *modal) {
-            auto *box = qobject_cast<QMessageBox *>(modal);
-            QVERIFY(box);
-            QVERIFY(box->text().contains(QLatin1String("SHA256:abc")));
-            box->button(QMessageBox::Yes)->click();
-        });
-        QFuture<bool> accepted = QtConcurrent::run([&prompts] {
-            return prompts.acceptUnknownHost(QStringLiteral("orin"), 22,
-                                             QStringLiteral("ssh-ed25519"),
-                                             QStringLiteral("SHA256:abc"));
-        });
-        QTRY_VERIFY_WITH_TIMEOUT(accepted.isFinished(), 10000);
-        QVERIFY(accepted.result());
-
-        answerNext(QStringLiteral("hostKeyQuestion"), [](QWidget *modal) {
-            qobject_cast<QMessageBox *>(modal)->button(QMessageBox::No)->click();
-        });
-        QFuture<bool> refused = QtConcurrent::run([&prompts] {
-            return prompts.acceptUnknownHost(QStringLiteral("orin"), 22,
-                                             QStringLiteral("ssh-ed25519"),
-                                             QStringLiteral("SHA256:abc"));
-        });
-        QTRY_VERIFY_WITH_TIMEOUT(refused.isFinished(), 10000);
-        QVERIFY(!refused.result());
-
-        answerNext(QStringLiteral("sshSecretQuestion"), [](QWidget *modal) {
-            auto *dialog = qobject_cast<QInputDialog *>(modal);
-            QVERIFY(dialog);
-            QCOMPARE(dialog->textEchoMode(), QLineEdit::Password);
-            dialog->setTextValue(QStringLiteral("s3cret"));
-            dialog->accept();
-        });
-        QFuture<std::optional<QString>> password = QtConcurrent::run([&prompts] {
-            return prompts.password(QStringLiteral("nvidia"), QStringLiteral("orin"));
-        });
-        QTRY_VERIFY_WITH_TIMEOUT(password.isFinished(), 10000);
-        QCOMPARE(password.result().value_or(QString()), QStringLiteral("s3cret"));
     }
 
     void statusBarSaysTheDeviceIsSimulated()

@@ -1,0 +1,279 @@
+// The window's SSH questions (DialogSshPrompts) against a throwaway sshd on 127.0.0.1: asked
+// from an SSH worker thread, even for a transport a sweep's thread made, each dialog is built
+// on the GUI thread and shown with open(); the worker keeps running meanwhile, so closing the
+// device or the transport cancels a question still open.
+#include "dialogsshprompts.h"
+#include "hostkeycheck.h"
+#include "remote/sshdfixture.h"
+#include "sshanswerdialog.h"
+#include "sshcancel.h"
+#include "sshpromptwait.h"
+#include "sshtransport.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <memory>
+#include <optional>
+
+using namespace ptwb;
+using namespace ptwb::ui;
+
+namespace {
+
+// A thread standing in for a window sweep's: it makes, drives and destroys its own transport.
+class SweepThread
+{
+public:
+    SweepThread()
+    {
+        m_thread.setObjectName(QStringLiteral("sweep"));
+        m_context.moveToThread(&m_thread);
+        m_thread.start();
+    }
+    ~SweepThread()
+    {
+        m_thread.quit();
+        m_thread.wait();
+    }
+    template<typename Work>
+    void run(Work work)
+    {
+        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
+    }
+    QThread *thread() { return &m_thread; }
+
+private:
+    QThread m_thread;
+    QObject m_context;
+};
+
+}  // namespace
+
+class TestSshPrompts : public QObject
+{
+    Q_OBJECT
+
+private:
+    SshdFixture m_sshd;
+    std::unique_ptr<QTemporaryDir> m_case;
+
+    QString knownHosts() const { return m_case->filePath(QStringLiteral("known_hosts")); }
+
+    SshOptions options(std::shared_ptr<SshPrompts> prompts) const
+    {
+        SshOptions options;
+        options.host = QStringLiteral("127.0.0.1");
+        options.port = m_sshd.port();
+        options.user = m_sshd.user();
+        options.knownHostsPath = knownHosts();
+        options.readConfig = false;
+        options.identityFiles = {m_sshd.userKey()};
+        options.useDefaultIdentities = false;
+        options.useAgent = false;
+        options.launch.argv = {QStringLiteral("cat")};
+        options.prompts = std::move(prompts);
+        return options;
+    }
+
+    static QMessageBox *hostKeyBox(QWidget &window)
+    {
+        return window.findChild<QMessageBox *>(QStringLiteral("hostKeyQuestion"));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString missing = SshdFixture::missingPrograms();
+        if (!missing.isEmpty())
+            QSKIP(qPrintable(missing));
+        QString error;
+        QVERIFY2(m_sshd.start(&error), qPrintable(error));
+    }
+
+    void init()
+    {
+        m_case = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_case->isValid());
+        // What a widget built off the GUI thread with the window as parent makes Qt say.
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("different thread")));
+    }
+
+    void sweepThreadsQuestionIsBuiltOnTheGuiThreadAndCancellable()
+    {
+        QWidget window;
+        window.show();
+        SweepThread sweep;
+        SshTransport *transport = nullptr;
+        QObject receiver;  // on the GUI thread: the transport's signals arrive queued
+        QString closedReason;
+        // As a window sweep does: the prompts and the transport are made on the sweep's thread.
+        sweep.run([&] {
+            transport = new SshTransport(options(std::make_shared<DialogSshPrompts>(&window)));
+            connect(transport, &Transport::closed, &receiver,
+                    [&](const QString &reason) { closedReason = reason; });
+            transport->open();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(hostKeyBox(window), 15000);
+        QMessageBox *box = hostKeyBox(window);
+        QCOMPARE(box->thread(), qApp->thread());
+        QCOMPARE(box->parentWidget(), &window);
+        QVERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(m_sshd.hostKeyFingerprint()), qPrintable(box->text()));
+        QVERIFY(box->text().contains(QStringLiteral("127.0.0.1:%1").arg(m_sshd.port())));
+        // This test's own event loop keeps running with the box open: nothing nests exec().
+        QPointer<QMessageBox> watched(box);
+        QTest::qWait(50);
+        QVERIFY(watched && closedReason.isEmpty());
+
+        // The worker is not blocked on the question: it takes the cancel while it is open.
+        sweep.run([&] { transport->close(); });
+        QTRY_VERIFY_WITH_TIMEOUT(!closedReason.isEmpty(), 5000);
+        QVERIFY2(closedReason.contains(QLatin1String("cancelled")), qPrintable(closedReason));
+        QTRY_VERIFY(!watched);  // the question was withdrawn
+        QVERIFY(!QFileInfo::exists(knownHosts()));  // nothing trusted
+        sweep.run([&] { delete transport; });
+    }
+
+    void answeringTheQuestionConnects()
+    {
+        QWidget window;
+        window.show();
+        SweepThread sweep;
+        SshTransport *transport = nullptr;
+        QObject receiver;
+        bool opened = false;
+        QString closedReason;
+        sweep.run([&] {
+            transport = new SshTransport(options(std::make_shared<DialogSshPrompts>(&window)));
+            connect(transport, &Transport::opened, &receiver, [&] { opened = true; });
+            connect(transport, &Transport::closed, &receiver,
+                    [&](const QString &reason) { closedReason = reason; });
+            transport->open();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(hostKeyBox(window), 15000);
+        hostKeyBox(window)->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(opened || !closedReason.isEmpty(), 15000);
+        QVERIFY2(opened, qPrintable(closedReason));
+        QFile file(knownHosts());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains(
+            HostKeyCheck::knownHostsName(QStringLiteral("127.0.0.1"), m_sshd.port()).toUtf8()));
+        QTRY_VERIFY(!hostKeyBox(window));  // deleted on close
+        sweep.run([&] { delete transport; });
+    }
+
+    void destroyingTheTransportWithdrawsItsQuestionAtOnce()
+    {
+        // The device closed in the Devices view while its host key question is open: the GUI
+        // thread destroys the transport, which must neither wait nor leave the dialog behind.
+        QWidget window;
+        window.show();
+        auto *transport = new SshTransport(options(std::make_shared<DialogSshPrompts>(&window)));
+        transport->open();
+        QTRY_VERIFY_WITH_TIMEOUT(hostKeyBox(window), 15000);
+        QPointer<QMessageBox> box(hostKeyBox(window));
+        QElapsedTimer elapsed;
+        elapsed.start();
+        delete transport;
+        QVERIFY2(elapsed.elapsed() < 500, qPrintable(QString::number(elapsed.elapsed())));
+        QTRY_VERIFY(!box);
+        QVERIFY(!QFileInfo::exists(knownHosts()));
+    }
+
+    void secretQuestionsAreMaskedPlainTextAndAnsweredToTheWorker()
+    {
+        QWidget window;
+        window.show();
+        auto prompts = std::make_shared<DialogSshPrompts>(&window);
+        SshPromptRequest round;
+        round.kind = SshPromptRequest::Kind::KeyboardInteractive;
+        round.host = QStringLiteral("orin");
+        round.name = QStringLiteral("<b>Lab</b> sign-in");  // from the server: plain text
+        round.instruction = QStringLiteral("<img src=\"/dev/zero\">");
+        round.questions = {{QStringLiteral("Password:"), false}, {QStringLiteral("Code:"), true}};
+        std::optional<SshPromptAnswer> answer;
+        QThread *worker =
+            QThread::create([&] { answer = SshPromptWait::ask(*prompts, round, nullptr); });
+        worker->start();
+        SshAnswerDialog *dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (dialog = window.findChild<SshAnswerDialog *>(QStringLiteral("sshSecretQuestion"))),
+            10000);
+        QCOMPARE(dialog->thread(), qApp->thread());
+        QCOMPARE(dialog->windowTitle(), round.name);
+        const QList<QLabel *> labels = dialog->findChildren<QLabel *>();
+        QVERIFY(!labels.isEmpty());
+        for (QLabel *label : labels)
+            QCOMPARE(label->textFormat(), Qt::PlainText);
+        QCOMPARE(dialog->fields().size(), 2);
+        QCOMPARE(dialog->fields().at(0)->echoMode(), QLineEdit::Password);
+        QCOMPARE(dialog->fields().at(1)->echoMode(), QLineEdit::Normal);
+        dialog->fields().at(0)->setText(QStringLiteral("s3cret"));
+        dialog->fields().at(1)->setText(QStringLiteral("123456"));
+        QPointer<SshAnswerDialog> first(dialog);
+        dialog->accept();
+        QVERIFY(worker->wait(10000));
+        delete worker;
+        QTRY_VERIFY(!first);  // deleted once closed
+        QVERIFY(answer && answer->given);
+        QCOMPARE(answer->texts, QStringList({QStringLiteral("s3cret"), QStringLiteral("123456")}));
+
+        // Cancel pressed: not given, and the worker goes on.
+        SshPromptRequest password;
+        password.kind = SshPromptRequest::Kind::Password;
+        password.user = QStringLiteral("nvidia");
+        password.host = QStringLiteral("orin");
+        answer.reset();
+        worker = QThread::create([&] { answer = SshPromptWait::ask(*prompts, password, nullptr); });
+        worker->start();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (dialog = window.findChild<SshAnswerDialog *>(QStringLiteral("sshSecretQuestion"))),
+            10000);
+        QCOMPARE(dialog->fields().size(), 1);
+        QCOMPARE(dialog->fields().at(0)->echoMode(), QLineEdit::Password);
+        dialog->reject();
+        QVERIFY(worker->wait(10000));
+        delete worker;
+        QVERIFY(answer && !answer->given);
+    }
+
+    void cancelFromAnotherThreadEndsTheWait()
+    {
+        // SshCancel::request() from the transport's thread wakes the worker's wait at once and
+        // closes the dialog; the worker sees "cancelled" (nullopt), not a refusal.
+        QWidget window;
+        window.show();
+        auto prompts = std::make_shared<DialogSshPrompts>(&window);
+        auto cancel = std::make_shared<SshCancel>();
+        SshPromptRequest passphrase;
+        passphrase.kind = SshPromptRequest::Kind::Passphrase;
+        passphrase.keyFile = QStringLiteral("/home/nvidia/.ssh/id_ed25519");
+        std::optional<SshPromptAnswer> answer {SshPromptAnswer {true, {}, {}}};
+        QThread *worker = QThread::create(
+            [&] { answer = SshPromptWait::ask(*prompts, passphrase, cancel.get()); });
+        worker->start();
+        QPointer<SshAnswerDialog> dialog;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (dialog = window.findChild<SshAnswerDialog *>(QStringLiteral("sshSecretQuestion"))),
+            10000);
+        cancel->request();
+        QVERIFY(worker->wait(5000));
+        delete worker;
+        QVERIFY(!answer);
+        QTRY_VERIFY(!dialog);
+    }
+};
+
+QTEST_MAIN(TestSshPrompts)
+#include "test_sshprompts.moc"

@@ -1,0 +1,61 @@
+#include "sshanswerdialog.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+namespace ptwb::ui {
+
+namespace {
+
+QLabel *plainLabel(const QString &text, QWidget *parent)
+{
+    auto *label = new QLabel(text, parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setWordWrap(true);
+    return label;
+}
+
+}  // namespace
+
+SshAnswerDialog::SshAnswerDialog(const QString &title, const QString &intro,
+                                 const QList<SshPromptRequest::Question> &questions,
+                                 QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("sshSecretQuestion"));
+    setWindowTitle(title);
+    auto *layout = new QVBoxLayout(this);
+    if (!intro.isEmpty())
+        layout->addWidget(plainLabel(intro, this));
+    auto *form = new QFormLayout;
+    for (const SshPromptRequest::Question &question : questions) {
+        auto *field = new QLineEdit(this);
+        field->setEchoMode(question.echo ? QLineEdit::Normal : QLineEdit::Password);
+        form->addRow(plainLabel(question.text, this), field);
+        m_fields.append(field);
+    }
+    layout->addLayout(form);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+}
+
+SshAnswerDialog::~SshAnswerDialog()
+{
+    for (QLineEdit *field : std::as_const(m_fields))
+        field->clear();  // the secret does not stay in the widget once it is gone
+}
+
+QStringList SshAnswerDialog::answers() const
+{
+    QStringList out;
+    for (const QLineEdit *field : m_fields)
+        out.append(field->text());
+    return out;
+}
+
+}  // namespace ptwb::ui

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "prompts.h"
+
+#include <QDialog>
+#include <QList>
+
+class QLineEdit;
+
+namespace ptwb::ui {
+
+// The SSH transport's text questions in one non-modal dialog: a password, a key passphrase, or
+// one keyboard-interactive round (a field per question). Everything shown comes from the
+// server or the user's files, so it is shown as plain text. Secret fields are masked.
+class SshAnswerDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    SshAnswerDialog(const QString &title, const QString &intro,
+                    const QList<SshPromptRequest::Question> &questions, QWidget *parent);
+    ~SshAnswerDialog() override;
+
+    // What was typed, one per question in order.
+    QStringList answers() const;
+    QList<QLineEdit *> fields() const { return m_fields; }
+
+private:
+    QList<QLineEdit *> m_fields;
+};
+
+}  // namespace ptwb::ui
