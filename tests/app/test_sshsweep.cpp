@@ -192,6 +192,10 @@ private Q_SLOTS:
                  qPrintable(r.err));
         QVERIFY2(r.err.contains(m_sshd.hostKeyFingerprint()), qPrintable(r.err));
         QVERIFY2(!r.err.contains(QLatin1String("reconnecting")), qPrintable(r.err));
+        // No one could be asked: the error says how to trust it knowingly.
+        QVERIFY2(r.err.contains(QLatin1String("re-run with --accept-new-host-key")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("ssh-keygen -lf")), qPrintable(r.err));
         // The server saw one connection (sshd logs it before the key exchange).
         QTRY_COMPARE(connections() - before, 1);
         QCOMPARE(QFile(knownHosts).size(), 0);  // nothing was trusted
@@ -199,6 +203,57 @@ private Q_SLOTS:
                           QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
                                          "'pending'")),
                  3);
+    }
+
+    void changedHostKeyIsNeverOfferedTheFlag()
+    {
+        // known_hosts holds another key for the server: refused whatever the flags, and the error
+        // says how to remove the old entry, never to re-run with --accept-new-host-key (which
+        // would not help, and must not look like the way out of a possible interception).
+        QString impostor;
+        const QString other =
+            m_sshd.makeKey(QStringLiteral("impostor-%1").arg(++m_runs), &impostor);
+        const QString knownHosts = fresh(QStringLiteral("known_hosts"));
+        QFile file(knownHosts);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QStringLiteral("[127.0.0.1]:%1 ").arg(m_sshd.port()).toUtf8() +
+                   m_sshd.publicKey(other) + '\n');
+        file.close();
+        const QByteArray before = [&] {
+            QFile read(knownHosts);
+            return read.open(QIODevice::ReadOnly) ? read.readAll() : QByteArray();
+        }();
+        for (const bool flag : {false, true}) {
+            QStringList arguments {QStringLiteral("apply"),
+                                   QStringLiteral("--mode"),
+                                   QStringLiteral("6/1728000/828750000/3199000000"),
+                                   QStringLiteral("--target"),
+                                   target(),
+                                   QStringLiteral("--remote-simulator"),
+                                   QStringLiteral("orin-agx"),
+                                   QStringLiteral("--sim-state"),
+                                   fresh(QStringLiteral("sim")),
+                                   QStringLiteral("--identity"),
+                                   m_sshd.userKey(),
+                                   QStringLiteral("--known-hosts"),
+                                   knownHosts,
+                                   QStringLiteral("--ssh-config"),
+                                   m_dir.filePath(QStringLiteral("ssh_config"))};
+            if (flag)
+                arguments << QStringLiteral("--accept-new-host-key");
+            const CliResult r = runCli(arguments, 60000);
+            QVERIFY2(r.exitCode != 0, qPrintable(r.err));
+            QVERIFY2(r.err.contains(QLatin1String("CHANGED")), qPrintable(r.err));
+            QVERIFY2(r.err.contains(impostor), qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("ssh-keygen -R '[127.0.0.1]:%1' -f '%2'")
+                                        .arg(m_sshd.port())
+                                        .arg(knownHosts)),
+                     qPrintable(r.err));
+            QVERIFY2(!r.err.contains(QLatin1String("accept-new-host-key")), qPrintable(r.err));
+            QFile after(knownHosts);
+            QVERIFY(after.open(QIODevice::ReadOnly));
+            QCOMPARE(after.readAll(), before);  // nothing written, nothing replaced
+        }
     }
 
     void killedConnectionIsResumed()
