@@ -121,7 +121,9 @@ void SshPromptDialogs::show(const SshPromptRequest &request, SshPrompts::Reply r
     });
     QObject::connect(dialog, &QObject::destroyed, this, [this, once, id] {
         m_open.remove(id);
-        (*once)(SshPromptAnswer {});  // gone with the window, unanswered
+        SshPromptAnswer none;  // gone with the window, unanswered
+        none.note = QObject::tr("its window was closed before it was answered");
+        (*once)(std::move(none));
     });
     // open(), not exec(): the window keeps running and nothing nests an event loop.
     dialog->open();

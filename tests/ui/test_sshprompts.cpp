@@ -191,6 +191,31 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(knownHosts()));
     }
 
+    void closingTheWindowEndsTheQuestion()
+    {
+        // The window goes while a sweep thread's transport waits for its question: the dialog
+        // goes with it, and the worker is told so instead of waiting for ever.
+        auto window = std::make_unique<QWidget>();
+        window->show();
+        SweepThread sweep;
+        SshTransport *transport = nullptr;
+        QObject receiver;
+        QString closedReason;
+        sweep.run([&] {
+            transport = new SshTransport(options(std::make_shared<DialogSshPrompts>(window.get())));
+            connect(transport, &Transport::closed, &receiver,
+                    [&](const QString &reason) { closedReason = reason; });
+            transport->open();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(hostKeyBox(*window), 15000);
+        window.reset();
+        QTRY_VERIFY_WITH_TIMEOUT(!closedReason.isEmpty(), 5000);
+        QVERIFY2(closedReason.contains(QLatin1String("window was closed")),
+                 qPrintable(closedReason));
+        QVERIFY(!QFileInfo::exists(knownHosts()));
+        sweep.run([&] { delete transport; });
+    }
+
     void secretQuestionsAreMaskedPlainTextAndAnsweredToTheWorker()
     {
         QWidget window;
