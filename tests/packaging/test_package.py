@@ -9,7 +9,8 @@ Checks: the files land in the standard places; Depends holds exactly the package
 libraries the ELF files link (plus python3 for the Python agent and simulator), so it cannot go
 stale; the desktop entry and AppStream metainfo validate; the man page documents every command;
 `ptwb --version` and `ptwb demo` run from the unpacked root and use its engine and scripts;
-the window renders a screenshot from it.
+the window renders a screenshot from it; lintian finds no error and no warning; the copyright file
+is machine-readable and the Debian changelog matches the package's version.
 """
 import argparse
 import glob
@@ -103,6 +104,24 @@ def owning_package(path):
         if result.returncode == 0:
             return result.stdout.split(":")[0].strip()
     return None
+
+
+def parse_deb822(text):
+    """Paragraphs of "Field: value" lines with indented continuation lines, as dicts."""
+    paragraphs = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        fields, name = {}, None
+        for line in block.splitlines():
+            if line[:1] in (" ", "\t") and name:
+                fields[name] += "\n" + line[1:]
+            else:
+                match = re.match(r"([^\s:]+):\s?(.*)$", line)
+                if not match:
+                    raise ValueError(f"not a deb822 line: {line!r}")
+                name = match.group(1)
+                fields[name] = match.group(2)
+        paragraphs.append(fields)
+    return paragraphs
 
 
 def python_caches():
@@ -232,6 +251,83 @@ class Package(unittest.TestCase):
             self.assertGreater(len(handle.read().splitlines()), 2, "an empty Pareto front")
         self.assertEqual(python_caches(), [],
                          "running the simulator wrote byte-code caches into the installation")
+
+    def test_lintian_reports_no_errors_or_warnings(self):
+        lintian = shutil.which("lintian")
+        if lintian is None:
+            self.fail("lintian is not installed; it is a build dependency (scripts/packages.txt): "
+                      "run scripts/install-deps as root, or apt-get install lintian")
+        supports_fail_on = "--fail-on" in run([lintian, "--help"]).stdout
+        command = [lintian, "--display-info", "--tag-display-limit", "0"]
+        if supports_fail_on:
+            command += ["--fail-on", "error,warning"]
+        result = run(command + [DEB], timeout=900)
+        output = result.stdout + result.stderr
+        print(f"\n{' '.join(command)} {os.path.basename(DEB)}:\n{output}", flush=True)
+        # lintian reports a tag as "E: package: tag ..."; N: lines are notes, not findings.
+        findings = [line for line in result.stdout.splitlines() if line[:3] in ("E: ", "W: ")]
+        self.assertEqual(findings, [], "lintian errors or warnings")
+        if supports_fail_on:
+            self.assertEqual(result.returncode, 0, f"lintian failed:\n{output}")
+        else:  # an old lintian exits 1 on errors only, and 2 when it could not run at all
+            self.assertNotEqual(result.returncode, 2, f"lintian could not run:\n{output}")
+
+    def test_lintian_overrides_are_justified(self):
+        """An override hides a finding from the test above, so each one says why, right above it."""
+        path = os.path.join(ROOT, "usr/share/lintian/overrides/powertrain-workbench")
+        if not os.path.exists(path):
+            return
+        with open(path) as handle:
+            lines = [line.rstrip("\n") for line in handle]
+        for number, line in enumerate(lines):
+            if line.strip() and not line.startswith("#"):
+                self.assertTrue(line.startswith("powertrain-workbench: "), line)
+                self.assertTrue(number > 0 and lines[number - 1].startswith("# "),
+                                f"override without a comment saying why: {line}")
+
+    def test_copyright_file_is_machine_readable(self):
+        path = os.path.join(ROOT, "usr/share/doc/powertrain-workbench/copyright")
+        self.assertTrue(os.path.isfile(path), "the package has no copyright file")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        self.assertEqual(text.splitlines()[0], "Format: "
+                         "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
+        paragraphs = parse_deb822(text)
+        header, rest = paragraphs[0], paragraphs[1:]
+        self.assertIn("Upstream-Name", header)
+        files = [p for p in rest if "Files" in p]
+        licences = {p["License"].splitlines()[0].strip(): p["License"]
+                    for p in rest if "Files" not in p and "License" in p}
+        self.assertTrue(files, "no Files paragraph")
+        self.assertEqual(files[0]["Files"].strip(), "*", "the first Files paragraph covers all")
+        for paragraph in files:
+            self.assertIn("Copyright", paragraph, paragraph)
+            name = paragraph["License"].splitlines()[0].strip()
+            self.assertIn(name, licences, f"no License paragraph gives the text of {name}")
+        self.assertEqual(files[0]["License"].strip(), "GPL-3.0-or-later")
+        self.assertIn("/usr/share/common-licenses/GPL-3", licences["GPL-3.0-or-later"])
+
+    def test_debian_changelog_is_compressed_reproducibly_and_matches_the_version(self):
+        path = os.path.join(ROOT, "usr/share/doc/powertrain-workbench/changelog.Debian.gz")
+        self.assertTrue(os.path.isfile(path), "the package has no changelog.Debian.gz")
+        with open(path, "rb") as handle:
+            header = handle.read(10)
+        # gzip header: magic, method, flags (no FNAME), MTIME 0, XFL 2 (-9).
+        self.assertEqual(header[:3], b"\x1f\x8b\x08")
+        self.assertEqual(header[3] & 0x08, 0, "the file name is stored: gzip without -n")
+        self.assertEqual(header[4:8], b"\0\0\0\0", "a time stamp is stored: gzip without -n")
+        self.assertEqual(header[8], 2, "not compressed with gzip -9")
+        plain = os.path.join(WORK, "changelog")
+        with gzip.open(path, "rb") as source, open(plain, "wb") as target:
+            target.write(source.read())
+        result = run(["dpkg-parsechangelog", "-l", plain])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.strip(), "", "dpkg-parsechangelog warnings")
+        fields = parse_deb822(result.stdout)[0]
+        self.assertEqual(fields["Source"], "powertrain-workbench")
+        self.assertEqual(fields["Version"], package_field("Version"),
+                         "the changelog's latest entry is not the package's version")
+        self.assertTrue(fields["Version"].startswith(ARGS.version + "-"), fields["Version"])
 
     def test_window_renders_from_the_unpacked_installation(self):
         home = tempfile.mkdtemp(dir=WORK)
