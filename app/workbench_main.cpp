@@ -18,7 +18,7 @@
 namespace {
 
 // The Devices view's entry for a target text, or a new one named after it.
-ptwb::ui::DeviceEntry entryFor(const QString &target, bool sudo)
+ptwb::ui::DeviceEntry entryFor(const QString &target)
 {
     for (const ptwb::ui::DeviceEntry &entry : ptwb::ui::DeviceList::load()) {
         if (entry.target == target)
@@ -27,7 +27,6 @@ ptwb::ui::DeviceEntry entryFor(const QString &target, bool sudo)
     ptwb::ui::DeviceEntry entry;
     entry.name = target;
     entry.target = target;
-    entry.sudo = sudo;
     return entry;
 }
 
@@ -95,14 +94,11 @@ int main(int argc, char *argv[])
                        "simulated Jetson), ssh://USER@HOST[:PORT], or offline (default: the "
                        "last one used, else sim:orin-agx)."),
         QStringLiteral("TARGET"));
-    const QCommandLineOption sudoOption(
-        QStringLiteral("sudo"),
-        QStringLiteral("SSH device: run the agent through sudo -n (it needs root for clocks)."));
     const QCommandLineOption noStarterOption(
         QStringLiteral("no-starter-data"),
         QStringLiteral("Do not fill an empty store with the simulated starter data."));
     for (const QCommandLineOption &option :
-         {dbOption, targetOption, sudoOption, screenshotOption, viewOption, noStarterOption})
+         {dbOption, targetOption, screenshotOption, viewOption, noStarterOption})
         parser.addOption(option);
     parser.process(app);
 
@@ -146,7 +142,7 @@ int main(int argc, char *argv[])
     session.open(dbPath);
     if (targetText != QLatin1String("offline")) {
         const ptwb::Status connected =
-            window.connectDevice(entryFor(targetText, parser.isSet(sudoOption)));
+            window.connectDevice(entryFor(targetText));
         if (!connected) {
             std::fprintf(stderr, "--target: %s\n", qPrintable(connected.error()));
             return 2;

@@ -1,6 +1,5 @@
 #include "adddevicedialog.h"
 
-#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -21,7 +20,6 @@ AddDeviceDialog::AddDeviceDialog(const QVector<DeviceEntry> &existing, QWidget *
     , m_port(new QLineEdit(QStringLiteral("22"), this))
     , m_user(new QLineEdit(this))
     , m_keyFile(new QLineEdit(this))
-    , m_sudo(new QCheckBox(tr("Run the agent through &sudo -n"), this))
     , m_error(new QLabel(this))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
@@ -46,9 +44,6 @@ AddDeviceDialog::AddDeviceDialog(const QVector<DeviceEntry> &existing, QWidget *
     m_keyFile->setPlaceholderText(tr("optional (default: SSH agent, ~/.ssh/id_*)"));
     m_keyFile->setToolTip(tr("A private key file to log in with; it is tried before the SSH "
                              "agent's and the default keys. A passphrase is asked when needed."));
-    m_sudo->setObjectName(QStringLiteral("sudo"));
-    m_sudo->setToolTip(tr("Setting clocks needs root: with this the agent runs as `sudo -n`, "
-                          "which needs a NOPASSWD sudoers rule for python3 on the device"));
 
     auto *browse = new QPushButton(tr("&Browse…"), this);
     browse->setToolTip(tr("Choose the private key file"));
@@ -66,7 +61,6 @@ AddDeviceDialog::AddDeviceDialog(const QVector<DeviceEntry> &existing, QWidget *
     auto *keyLabel = new QLabel(tr("&Key file:"), this);
     keyLabel->setBuddy(m_keyFile);
     form->addRow(keyLabel, keyRow);
-    form->addRow(QString(), m_sudo);
 
     m_error->setObjectName(QStringLiteral("error"));
     m_error->setWordWrap(true);
@@ -100,13 +94,11 @@ void AddDeviceDialog::setFields(const DeviceFields &fields)
     m_port->setText(fields.port);
     m_user->setText(fields.user);
     m_keyFile->setText(fields.keyFile);
-    m_sudo->setChecked(fields.sudo);
 }
 
 DeviceFields AddDeviceDialog::fields() const
 {
-    return {m_name->text(), m_host->text(),    m_port->text(),
-            m_user->text(), m_keyFile->text(), m_sudo->isChecked()};
+    return {m_name->text(), m_host->text(), m_port->text(), m_user->text(), m_keyFile->text()};
 }
 
 QString AddDeviceDialog::errorText() const

@@ -4,7 +4,6 @@
 
 #include <QDialog>
 
-class QCheckBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -44,7 +43,6 @@ private:
     QLineEdit *m_port;
     QLineEdit *m_user;
     QLineEdit *m_keyFile;
-    QCheckBox *m_sudo;
     QLabel *m_error;
     QDialogButtonBox *m_buttons;
 };

@@ -148,8 +148,6 @@ void DeviceDetailsView::setEntry(const DeviceEntry &entry)
     QString target = entry.target;
     if (!entry.keyFile.isEmpty())
         target += tr(" · key %1").arg(entry.keyFile);
-    if (entry.sudo)
-        target += tr(" · sudo");
     m_target->setText(target);
     m_simulatedBadge->setVisible(entry.simulated());
 }

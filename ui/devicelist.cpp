@@ -32,8 +32,8 @@ QVector<DeviceEntry> DeviceList::builtinEntries()
         const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
         if (!spec)
             continue;
-        entries.append({tr("Simulated %1").arg(spec->name()), QStringLiteral("sim:") + kind,
-                        QString(), false});
+        entries.append(
+            {tr("Simulated %1").arg(spec->name()), QStringLiteral("sim:") + kind, QString()});
     }
     return entries;
 }
@@ -50,7 +50,6 @@ QVector<DeviceEntry> DeviceList::load()
         entry.name = settings.value(QStringLiteral("name")).toString();
         entry.target = settings.value(QStringLiteral("target")).toString();
         entry.keyFile = settings.value(QStringLiteral("keyFile")).toString();
-        entry.sudo = settings.value(QStringLiteral("sudo"), false).toBool();
         // A hand-edited or stale entry must not take the list down.
         if (entry.simulated() || !DeviceTarget::parse(entry.target))
             continue;
@@ -76,7 +75,6 @@ void DeviceList::save(const QVector<DeviceEntry> &entries)
         settings.setValue(QStringLiteral("name"), entry.name);
         settings.setValue(QStringLiteral("target"), entry.target);
         settings.setValue(QStringLiteral("keyFile"), entry.keyFile);
-        settings.setValue(QStringLiteral("sudo"), entry.sudo);
     }
     settings.endArray();
 }
@@ -168,7 +166,6 @@ DeviceFieldsCheck checkDeviceFields(const DeviceFields &fields,
     check.entry.name =
         fields.name.trimmed().isEmpty() ? parsed->displayName() : fields.name.trimmed();
     check.entry.keyFile = keyFile;
-    check.entry.sudo = fields.sudo;
     return check;
 }
 

@@ -12,13 +12,11 @@ struct DeviceEntry
     QString name;  // what a person calls it: "Simulated Jetson AGX Orin", "lab orin"
     QString target;  // DeviceTarget text
     QString keyFile;  // SSH private key; empty: the SSH agent and the default keys
-    bool sudo = false;  // run the agent through `sudo -n`
 
     bool simulated() const { return target.startsWith(QLatin1String("sim:")); }
     friend bool operator==(const DeviceEntry &a, const DeviceEntry &b)
     {
-        return a.name == b.name && a.target == b.target && a.keyFile == b.keyFile &&
-            a.sudo == b.sudo;
+        return a.name == b.name && a.target == b.target && a.keyFile == b.keyFile;
     }
 };
 
@@ -46,7 +44,6 @@ struct DeviceFields
     QString port;  // text, so that "70000" can be refused with a message rather than clamped
     QString user;
     QString keyFile;
-    bool sudo = false;
 };
 
 // The outcome of checking DeviceFields: the entry, or the first wrong field and why.

@@ -197,7 +197,7 @@ void DevicesPanel::rebuildList(const QString &selectTarget)
     for (const DeviceEntry &entry : std::as_const(m_entries)) {
         const QString detail = entry.simulated()
             ? tr("%1 · simulated, built in").arg(entry.target)
-            : entry.target + (entry.sudo ? tr(" · sudo") : QString());
+            : entry.target;
         auto *item = new QListWidgetItem(entry.name, m_list);
         item->setData(kDetailRole, detail);
         item->setData(kTargetRole, entry.target);
@@ -206,8 +206,6 @@ void DevicesPanel::rebuildList(const QString &selectTarget)
             tip << tr("A simulated Jetson on this computer; its numbers are not measurements.");
         if (!entry.keyFile.isEmpty())
             tip << tr("Key file: %1").arg(entry.keyFile);
-        if (entry.sudo)
-            tip << tr("The agent runs through sudo -n");
         item->setToolTip(tip.join(QLatin1Char('\n')));
     }
     const int selected = indexOfTarget(selectTarget);

@@ -11,7 +11,6 @@ Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWi
                                                    double simulatorSpeed)
 {
     workflows::ConnectionOptions options;
-    options.sudo = entry.sudo;
     if (!entry.keyFile.isEmpty())
         options.identityFiles.append(entry.keyFile);
     options.prompts = std::make_shared<DialogSshPrompts>(window);

@@ -403,7 +403,6 @@ void ScreenshotDirector::stageAddDevice()
     fields.port = QStringLiteral("22");
     fields.user = QStringLiteral("nvidia");
     fields.keyFile = QStringLiteral("~/.ssh/id_ed25519");
-    fields.sudo = true;
     dialog->setFields(fields);
     m_dialog = dialog;
     // Let the live power sparkline gather a few seconds, as in the Devices picture.

@@ -49,6 +49,7 @@ Expected<DeviceEndpoint> simulatedEndpoint(const DeviceTarget &target,
 }
 
 // A device behind ssh://: the agent uploaded and run there (or, for tests, the simulator).
+
 Expected<DeviceEndpoint> sshEndpoint(const DeviceTarget &target, const ConnectionOptions &options,
                                      int index, int count)
 {
@@ -67,15 +68,8 @@ Expected<DeviceEndpoint> sshEndpoint(const DeviceTarget &target, const Connectio
         : SshLaunches::agent();
     if (!launch)
         return passOn<Expected<DeviceEndpoint>>(launch);
-    SshOptions ssh = SshLaunches::optionsFor(target);
+    SshOptions ssh = sshOptionsFor(target, options);
     ssh.launch = *launch;
-    ssh.useSudo = options.sudo;
-    ssh.identityFiles = options.identityFiles;
-    if (!options.knownHostsPath.isEmpty())
-        ssh.knownHostsPath = options.knownHostsPath;
-    if (!options.sshConfigPath.isEmpty())
-        ssh.configPath = options.sshConfigPath;
-    ssh.prompts = options.prompts;
     out.connect = [ssh]() -> Expected<Transport *> { return new SshTransport(ssh); };
     return out;
 }
@@ -92,6 +86,18 @@ Expected<DeviceEndpoint> endpointAt(const QString &text, const ConnectionOptions
 }
 
 }  // namespace
+
+SshOptions sshOptionsFor(const DeviceTarget &target, const ConnectionOptions &options)
+{
+    SshOptions ssh = SshLaunches::optionsFor(target);
+    ssh.identityFiles = options.identityFiles;
+    if (!options.knownHostsPath.isEmpty())
+        ssh.knownHostsPath = options.knownHostsPath;
+    if (!options.sshConfigPath.isEmpty())
+        ssh.configPath = options.sshConfigPath;
+    ssh.prompts = options.prompts;
+    return ssh;
+}
 
 QString simulatedStoreName(const QString &kind)
 {

@@ -7,6 +7,9 @@
 #include <functional>
 #include <memory>
 
+#include "devicetarget.h"
+#include "sshoptions.h"
+
 namespace ptwb {
 class SshPrompts;
 class Transport;
@@ -20,7 +23,6 @@ namespace ptwb::workflows {
 struct ConnectionOptions
 {
     // SSH devices.
-    bool sudo = false;  // run the agent through `sudo -n` (it needs root to change clocks)
     QStringList identityFiles;  // tried before the agent's and the default keys
     QString knownHostsPath;  // empty: ~/.ssh/known_hosts (or the ssh config's)
     QString sshConfigPath;  // empty: ~/.ssh/config
@@ -52,6 +54,9 @@ struct DeviceEndpoint
 
     bool isValid() const { return bool(connect); }
 };
+
+// The SSH options of an ssh:// target with these connection options (nothing to run yet).
+SshOptions sshOptionsFor(const DeviceTarget &target, const ConnectionOptions &options);
 
 // "simulated-KIND": where simulated measurements are stored, in one place.
 QString simulatedStoreName(const QString &kind);

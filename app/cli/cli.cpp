@@ -7,6 +7,7 @@
 #include "convergencecommands.h"
 #include "democommand.h"
 #include "devicecommands.h"
+#include "devicesetupcommand.h"
 #include "modelcommands.h"
 #include "modescommand.h"
 #include "optimizecommands.h"
@@ -45,6 +46,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<SweepCommand>());
     commands.push_back(std::make_unique<ConvergenceCommand>());
     commands.push_back(std::make_unique<ApplyCommand>());
+    commands.push_back(std::make_unique<DeviceCommand>());
     commands.push_back(std::make_unique<SearchCommand>());
     commands.push_back(std::make_unique<DemoCommand>());
     commands.push_back(std::make_unique<BenchCommand>());

@@ -26,9 +26,6 @@ void addSshOptions(QCommandLineParser &parser)
                       QStringLiteral("SSH device: its kind, checked against what it reports "
                                      "(default orin-agx)."),
                       QStringLiteral("KIND"), QStringLiteral("orin-agx")});
-    parser.addOption({QStringLiteral("sudo"),
-                      QStringLiteral("SSH device: run the agent through sudo -n (it needs root "
-                                     "to change clocks).")});
     parser.addOption({QStringLiteral("identity"),
                       QStringLiteral("SSH device: a private key to try first; repeatable."),
                       QStringLiteral("FILE")});
@@ -61,7 +58,6 @@ Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLinePar
     }
     options.simulatorState = parser.value(QStringLiteral("sim-state"));
     options.simulatorFaults = parser.values(QStringLiteral("sim-fault"));
-    options.sudo = parser.isSet(QStringLiteral("sudo"));
     options.identityFiles = parser.values(QStringLiteral("identity"));
     options.knownHostsPath = parser.value(QStringLiteral("known-hosts"));
     options.sshConfigPath = parser.value(QStringLiteral("ssh-config"));

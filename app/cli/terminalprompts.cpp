@@ -49,6 +49,12 @@ std::optional<QString> readAnswer(const QString &question, bool echo)
 
 }  // namespace
 
+std::optional<QString> askSecret(const QString &question)
+{
+    const QMutexLocker lock(&terminal);
+    return ask(question, false);
+}
+
 bool TerminalPrompts::acceptUnknownHost(const QString &host, int port, const QString &keyType,
                                         const QString &sha256Fingerprint)
 {

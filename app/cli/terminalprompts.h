@@ -4,6 +4,9 @@
 
 namespace ptwb::cli {
 
+// Asks on the terminal without echo; nothing when there is no terminal.
+std::optional<QString> askSecret(const QString &question);
+
 // The command line's answers to the SSH transport's questions: on the terminal when there is
 // one (secrets read without echo), refused otherwise. An unknown host key is accepted without a
 // question only with --accept-new-host-key, which the user types knowingly; a changed key is

@@ -2,26 +2,25 @@
 """PowerTrain Workbench device agent.
 
 Speaks JSON lines on stdin/stdout (see docs/device-protocol.md). Standard library only,
-Python 3.8+. Uploaded to devices as this single file.
+Python 3.8+. Uploaded to devices with its sibling ptwb_helper.py, and runs as the login user:
+workloads, power and thermal sampling and profiling never run as root. What needs root (setting
+and reading back clocks and cores, the armed revert, a reboot) is asked of the installed
+privileged helper through `sudo -n` (see ptwb_helper.py and docs/ssh.md), after checking that
+the installed helper is root-owned, writable by nobody else, and this agent's own copy.
 
 Threads: the main thread reads requests; `stop` and `confirm` are answered at once, every
-other op runs in order on one worker thread. A revert timer thread restores an armed mode.
-
-An armed revert lives in a file (STATE_DIR/revert.json), not only in this process: over SSH every
-connection starts a new agent, and the `confirm` of the connection that verifies a mode must reach
-the revert armed by the connection that applied it.
+other op runs in order on one worker thread. A notice thread per armed revert reports the
+helper's revert as a `reverted` event; the revert itself is the helper's watchdog's.
 """
 
 import argparse
 import bisect
 import collections
-import glob as _glob
 import json
 import math
 import os
 import queue
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,39 +28,27 @@ import threading
 import time
 import traceback
 
-try:
-    import fcntl
-except ImportError:  # not on Linux: the rename-based claims still keep it consistent
-    fcntl = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ptwb_helper  # noqa: E402  (its uploaded copy: the reads, and the hash to check)
+from ptwb_helper import KernelFiles, OpError, MODE_FIELDS  # noqa: E402,F401
 
 AGENT_VERSION = "1.0.0"
 PROTOCOL = 1
 MAX_LINE = 1024 * 1024  # bytes, newline excluded
 STDERR_KEEP = 20
 
-CPU_DIR = "sys/devices/system/cpu"
-DEVFREQ_DIR = "sys/class/devfreq"
-EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
 HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
 THERMAL_DIR = "sys/class/thermal"
 
-MODE_FIELDS = ("cores", "cpu_khz", "gpu_hz", "emc_hz")
 STREAMING_OPS = ("sample_power", "profile", "run_concurrent")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
            "sample_power", "profile", "run_concurrent", "stop", "reboot")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
-REVERT_FILE = "revert.json"        # the armed revert (see RevertStore)
-REVERTED_FILE = "reverted.json"    # the last revert that fired (for not_armed messages)
-CONFIRMED_PREFIX = "confirmed-"    # confirmed-<token>.json: a confirmation for the arming agent
-REVERT_POLL_S = 0.25               # wall seconds between the arming agent's looks at the file
-MARKER_MAX_AGE_S = 3600.0          # leftover markers and temp files older than this are swept
-
-# The device's own configuration for the workbench (relative to --root, so it survives reboots
-# and the simulator can serve it): {"mode_changes": "any" | "decreasing"}.
-DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"
-MODE_CHANGES = ("any", "decreasing")  # "decreasing": clocks and cores may only go down without a reboot
-REBOOT_TIMEOUT_S = 60.0               # wall seconds the reboot command may take to return
+REVERT_STATUS_POLL_S = 0.25  # wall seconds between looks at a revert past its deadline
+REVERT_STATUS_TRIES = 40     # ... and how many (the watchdog restores within a poll)
+HELPER_TIMEOUT_S = 90.0      # one helper call (a reboot command may take 60 s)
+HELPER_OUTPUT_MAX = 1 << 20  # bytes of helper output read at most
 
 INPUT_RAILS = {
     "orin-agx": ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"),
@@ -83,73 +70,7 @@ def _natural_key(s):
 
 
 # --------------------------------------------------------------------------------------------
-# Kernel file access (the simulator subclasses this)
-
-class KernelFiles(object):
-    """All device file access. Paths are relative to root ("sys/devices/system/cpu/present")."""
-
-    def __init__(self, root):
-        self.root = root
-
-    def _abs(self, path):
-        return os.path.join(self.root, path.lstrip("/"))
-
-    def read(self, path):
-        with open(self._abs(path), "rb") as f:
-            data = f.read()
-        return data.decode("utf-8", "replace").replace("\x00", "").strip()
-
-    def write(self, path, text):
-        with open(self._abs(path), "w") as f:
-            f.write(text)
-
-    def exists(self, path):
-        return os.path.exists(self._abs(path))
-
-    def glob(self, pattern):
-        base = os.path.join(self.root, "")
-        out = []
-        for p in _glob.glob(self._abs(pattern)):
-            out.append(os.path.relpath(p, base) if not p.startswith(base) else p[len(base):])
-        return sorted(out)
-
-    def reboot(self, command):
-        """Reboots the machine by running `command` (argv; None: `systemctl reboot`, or `reboot`
-        without systemd). Needs root, like every write. The simulator overrides this. Returns a
-        function to call once the reply is written, or None (the shutdown ends this process)."""
-        if command is None:
-            if os.path.realpath(self.root) != os.path.realpath("/"):
-                raise OpError("reboot_failed", "not rebooting: the agent runs against --root %s, "
-                              "not this machine; give --reboot-command to say how to reboot it"
-                              % self.root)
-            systemctl = shutil.which("systemctl")
-            command = [systemctl, "reboot"] if systemctl else [shutil.which("reboot") or "reboot"]
-        shown = " ".join(command)
-        try:
-            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=REBOOT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise OpError("reboot_failed", "`%s` did not return within %d s" % (shown, REBOOT_TIMEOUT_S))
-        except OSError as e:
-            raise OpError("reboot_failed", "`%s` could not start: %s" % (shown, e.strerror or e))
-        if done.returncode != 0:
-            lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
-            raise OpError("reboot_failed", "`%s` exited with status %d%s (rebooting needs root: "
-                          "run the agent with sudo)" % (shown, done.returncode,
-                                                         (": " + lines[-1].strip()) if lines else ""))
-        return None
-
-
-# --------------------------------------------------------------------------------------------
 # Errors and validation
-
-class OpError(Exception):
-    def __init__(self, code, message, **extra):
-        Exception.__init__(self, message)
-        self.code = code
-        self.message = message
-        self.extra = extra
-
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
@@ -209,24 +130,9 @@ def req_number(obj, key, name, lo=None, hi=None, default=None, required=True, lo
     return v
 
 
-def nearest_allowed(table, value, n=2):
-    """The allowed values closest to value: the neighbours below and above."""
-    if not table:
-        return []
-    t = sorted(table)
-    i = bisect.bisect_left(t, value)
-    out = []
-    if i > 0:
-        out.append(t[i - 1])
-    if i < len(t):
-        out.append(t[i])
-    if len(out) < n and i + 1 < len(t):
-        out.append(t[i + 1])
-    return out[:n] if len(out) > n else out
-
-
-def validate_mode(obj, tables, name="mode"):
-    """Check a wire mode against the live tables. Returns a clean dict or raises OpError."""
+def validate_mode(obj, tables=None, name="mode"):
+    """Check a wire mode's shape (and, given the tables, its values). Returns a clean dict or
+    raises OpError. The helper checks the values against the device's tables again itself."""
     if name not in obj:
         raise OpError("bad_field", "%s: missing; expected an object with %s"
                       % (name, ", ".join(MODE_FIELDS)))
@@ -235,15 +141,9 @@ def validate_mode(obj, tables, name="mode"):
         raise OpError("bad_field", "%s: expected an object, got %s" % (name, _type_name(m)))
     out = {}
     for f in MODE_FIELDS:
-        out[f] = req_int(m, f, "%s.%s" % (name, f))
-    for f in MODE_FIELDS:
-        table = tables.get(f) or []
-        if out[f] not in table:
-            near = nearest_allowed(table, out[f])
-            if table:
-                raise OpError("no_such_mode", "%s.%s: %d is not in the device's table; nearest allowed: %s"
-                              % (name, f, out[f], ", ".join(str(x) for x in near)))
-            raise OpError("no_such_mode", "%s.%s: the device reports no allowed values" % (name, f))
+        out[f] = req_int(m, f, "%s.%s" % (name, f), lo=1, hi=10 ** 12)
+    if tables is not None:
+        ptwb_helper.check_in_tables(out, tables, name)
     return out
 
 
@@ -548,25 +448,6 @@ def parse_minibatch_line(line):
     return ms
 
 
-def parse_cpu_list(text):
-    """'0-3,5' -> [0, 1, 2, 3, 5]."""
-    out = []
-    for part in text.replace("\n", ",").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "-" in part:
-            a, b = part.split("-", 1)
-            out.extend(range(int(a), int(b) + 1))
-        else:
-            out.append(int(part))
-    return sorted(set(out))
-
-
-def parse_int_list(text):
-    return sorted(set(int(x) for x in re.findall(r"\d+", text)))
-
-
 def parse_nvpmodel(text, tables):
     """Presets from nvpmodel.conf text. Skips what it cannot parse."""
     presets = []
@@ -653,198 +534,23 @@ def device_kind(model):
 
 
 # --------------------------------------------------------------------------------------------
-# The device: tables, modes, apply, power
+# The device as the login user sees it: model, power rails, thermal zones
 
 class Device(object):
     def __init__(self, files):
         self.f = files
-        self.lock = threading.RLock()  # serializes mode changes (worker and revert timer)
-        self._gpu_dir = None
 
-    # --- discovery
     def _read(self, path, default=None):
         try:
             return self.f.read(path)
         except (OSError, IOError):
             return default
 
+    def boot_id(self):
+        return (self._read(ptwb_helper.BOOT_ID_FILE) or "").strip() or None
+
     def model(self):
         return self._read("proc/device-tree/model")
-
-    def core_ids(self):
-        return parse_cpu_list(self.f.read(CPU_DIR + "/present"))
-
-    def gpu_dir(self):
-        if self._gpu_dir is not None:
-            return self._gpu_dir
-        found = None
-        for p in self.f.glob(DEVFREQ_DIR + "/*/device/of_node/name"):
-            if self._read(p, "") == "gpu":
-                found = p[:-len("/device/of_node/name")]
-                break
-        if found is None:
-            for d in self.f.glob(DEVFREQ_DIR + "/*"):
-                base = d.rsplit("/", 1)[-1]
-                if "gpu" in base or base.endswith((".ga10b", ".gv11b", ".gp10b")):
-                    found = d
-                    break
-        self._gpu_dir = found
-        return found
-
-    def tables(self):
-        ids = self.core_ids()
-        t = {"cores": list(range(1, len(ids) + 1))}
-        try:
-            t["cpu_khz"] = parse_int_list(self.f.read(
-                "%s/cpu%d/cpufreq/scaling_available_frequencies" % (CPU_DIR, ids[0])))
-        except (OSError, IOError, IndexError):
-            t["cpu_khz"] = []
-        g = self.gpu_dir()
-        t["gpu_hz"] = parse_int_list(self._read(g + "/available_frequencies", "")) if g else []
-        t["emc_hz"] = parse_int_list(self._read(EMC_DIR + "/possible_rates", ""))
-        return t
-
-    def is_online(self, n):
-        if n == 0:
-            return True
-        v = self._read("%s/cpu%d/online" % (CPU_DIR, n))
-        return v is None or v.strip() == "1"
-
-    def online_cores(self):
-        return [n for n in self.core_ids() if self.is_online(n)]
-
-    def cpu_file(self, n, name):
-        return "%s/cpu%d/cpufreq/%s" % (CPU_DIR, n, name)
-
-    def read_mode(self, tables=None):
-        """The current mode as read back from the kernel, plus per-core CPU readings."""
-        online = self.online_cores()
-        cpu = {}
-        for n in online:
-            v = self._read(self.cpu_file(n, "scaling_cur_freq"))
-            if v is not None:
-                try:
-                    cpu[n] = int(v)
-                except ValueError:
-                    pass
-        g = self.gpu_dir()
-        gpu = self._read(g + "/cur_freq") if g else None
-        emc = self._read(EMC_DIR + "/rate")
-        mode = {
-            "cores": len(online),
-            "cpu_khz": cpu.get(0, cpu[min(cpu)] if cpu else None),
-            "gpu_hz": _to_int(gpu),
-            "emc_hz": _to_int(emc),
-        }
-        if tables:
-            for f in ("cpu_khz", "gpu_hz", "emc_hz"):
-                mode[f] = snap(mode[f], tables.get(f))
-            cpu = dict((n, snap(v, tables.get("cpu_khz"))) for n, v in cpu.items())
-        return mode, cpu
-
-    def get_mode(self):
-        return self.read_mode(self.tables())[0]
-
-    def mode_changes(self):
-        """Which mode changes the device accepts without a reboot, from DEVICE_CONFIG: "any" (the
-        default, also when the file is missing or not understood) or "decreasing"."""
-        text = self._read(DEVICE_CONFIG)
-        if text is None:
-            return "any"
-        try:
-            conf = json.loads(text)
-        except ValueError as e:
-            log("%s: not JSON (%s); reporting mode_changes \"any\"" % (DEVICE_CONFIG, e))
-            return "any"
-        value = conf.get("mode_changes", "any") if isinstance(conf, dict) else None
-        if value not in MODE_CHANGES:
-            log("%s: mode_changes must be \"any\" or \"decreasing\", got %s; reporting \"any\""
-                % (DEVICE_CONFIG, json.dumps(value)))
-            return "any"
-        return value
-
-    # --- apply
-    def _write(self, path, value, field):
-        """`field` (cores, cpu_khz, gpu_hz, emc_hz) leads the message: the person reading it
-        thinks in mode fields, not sysfs paths."""
-        try:
-            self.f.write(path, str(value))
-        except (OSError, IOError) as e:
-            reason = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
-            raise OpError("write_failed", "%s: %s: write %s failed: %s"
-                          % (field, path, value, reason), file=path, field=field)
-
-    def _write_limits(self, min_path, max_path, value, field):
-        try:
-            cur_min = int(self.f.read(min_path))
-        except (OSError, IOError, ValueError):
-            cur_min = None
-        if cur_min is not None and value < cur_min:
-            # lowering: min first so that min <= max after every write
-            self._write(min_path, value, field)
-            self._write(max_path, value, field)
-        else:
-            # raising (or in between): max first
-            self._write(max_path, value, field)
-            self._write(min_path, value, field)
-
-    def apply(self, mode, tables):
-        """Apply a validated mode in the documented order, then read back.
-        Returns the read-back mode; raises OpError(write_failed / readback_mismatch)."""
-        with self.lock:
-            try:
-                self._apply_writes(mode)
-            except OpError as e:
-                try:
-                    e.extra["readback"] = self.read_mode(tables)[0]
-                except Exception:
-                    pass
-                raise
-            readback, cpu = self.read_mode(tables)
-            problems = []
-            if readback["cores"] != mode["cores"]:
-                problems.append("cores: wanted %d online, kernel reports %d"
-                                % (mode["cores"], readback["cores"]))
-            for n in sorted(cpu):
-                if cpu[n] != mode["cpu_khz"]:
-                    problems.append("cpu_khz: wrote %d, kernel reports %d (cpu%d)"
-                                    % (mode["cpu_khz"], cpu[n], n))
-                    readback["cpu_khz"] = cpu[n]
-                    break
-            for f in ("gpu_hz", "emc_hz"):
-                if readback[f] != mode[f]:
-                    problems.append("%s: wrote %d, kernel reports %s" % (f, mode[f], readback[f]))
-            if problems:
-                raise OpError("readback_mismatch", "; ".join(problems), readback=readback)
-            return readback
-
-    def _apply_writes(self, mode):
-        ids = self.core_ids()
-        want = set(ids[:mode["cores"]])
-        # (1) online the cores the mode needs
-        for n in ids:
-            if n != 0 and n in want and not self.is_online(n):
-                self._write("%s/cpu%d/online" % (CPU_DIR, n), 1, "cores")
-        # (2) CPU on every online core, then GPU
-        for n in ids:
-            if not self.is_online(n):
-                continue
-            if not self.f.exists(self.cpu_file(n, "scaling_max_freq")):
-                continue
-            self._write_limits(self.cpu_file(n, "scaling_min_freq"),
-                               self.cpu_file(n, "scaling_max_freq"), mode["cpu_khz"], "cpu_khz")
-        g = self.gpu_dir()
-        if g is None:
-            raise OpError("write_failed", "%s: no GPU devfreq device found" % DEVFREQ_DIR,
-                          file=DEVFREQ_DIR)
-        self._write_limits(g + "/min_freq", g + "/max_freq", mode["gpu_hz"], "gpu_hz")
-        # (3) EMC through the bpmp debugfs clock
-        self._write(EMC_DIR + "/mrq_rate_locked", 1, "emc_hz")
-        self._write(EMC_DIR + "/rate", mode["emc_hz"], "emc_hz")
-        # (4) offline the extra cores, highest first
-        for n in sorted(ids, reverse=True):
-            if n != 0 and n not in want and self.is_online(n):
-                self._write("%s/cpu%d/online" % (CPU_DIR, n), 0, "cores")
 
     # --- power and thermal
     def rails(self):
@@ -894,212 +600,117 @@ class Device(object):
         return out
 
 
-def _to_int(v):
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def snap(value, table, rel=0.01):
-    """A reading within 1 % of a table value is reported as that value (real kernels report
-    measured clocks slightly off the table)."""
-    if value is None or not table:
-        return value
-    near = min(table, key=lambda x: abs(x - value))
-    if abs(near - value) <= rel * max(abs(near), 1):
-        return near
-    return value
-
-
-# --------------------------------------------------------------------------------------------
-# The armed revert, shared by every agent process on the device (see docs/device-protocol.md)
-
-def default_state_dir():
-    """$XDG_RUNTIME_DIR/powertrain-workbench when XDG_RUNTIME_DIR is set and writable (a tmpfs
-    that a reboot clears), else ~/.cache/powertrain-workbench/agent-state."""
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg) and os.access(xdg, os.W_OK | os.X_OK):
-        return os.path.join(xdg, "powertrain-workbench")
-    return os.path.join(os.path.expanduser("~"), ".cache", "powertrain-workbench", "agent-state")
-
-
-def _proc_start_time(pid):
-    """A process's start time (clock ticks since boot, /proc/PID/stat field 22), or None. With
-    the boot id it tells a live arming agent from an unrelated process that reuses its pid."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-        return int(stat.rsplit(")", 1)[1].split()[19])
-    except (OSError, IOError, ValueError, IndexError):
-        return None
-
-
-def _pid_alive(pid, start_time=None):
-    """Whether the process that armed a revert still runs (a zombie does not count)."""
-    if not _is_int(pid) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    except OSError:
-        return False
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            state = f.read().decode("ascii", "replace").rsplit(")", 1)[1].split()[0]
-        if state in ("Z", "X", "x"):
-            return False
-    except (OSError, IOError, IndexError):
-        return True  # no /proc: trust kill(0)
-    if _is_int(start_time):
-        now_start = _proc_start_time(pid)
-        if now_start is not None and now_start != start_time:
-            return False  # the pid was reused
-    return True
-
-
-class _StoreLock(object):
-    """Serializes revert.json changes between threads and processes (flock on DIR/lock)."""
-
-    _threads = threading.Lock()
-
-    def __init__(self, store):
-        self.store = store
-        self.fd = None
-
-    def __enter__(self):
-        _StoreLock._threads.acquire()
-        try:
-            self.store.ensure()
-            if fcntl is not None:
-                self.fd = os.open(self.store.file("lock"), os.O_RDWR | os.O_CREAT, 0o600)
-                fcntl.flock(self.fd, fcntl.LOCK_EX)
-        except BaseException:
-            if self.fd is not None:
-                os.close(self.fd)
-                self.fd = None
-            _StoreLock._threads.release()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        try:
-            if self.fd is not None:
-                os.close(self.fd)  # releases the flock
-                self.fd = None
-        finally:
-            _StoreLock._threads.release()
-        return False
-
-
-class RevertStore(object):
-    """STATE_DIR/revert.json: {"token", "previous", "deadline_epoch", "boot_id",
-    "armed_by_pid", "armed_by_start"}. Written atomically (temp file + os.replace), so a reader
-    never sees half a file and needs no lock; every change is made under locked()."""
-
-    def __init__(self, path):
-        self.path = os.path.abspath(path)
-
-    def file(self, name):
-        return os.path.join(self.path, name)
-
-    def ensure(self):
-        if not os.path.isdir(self.path):
-            os.makedirs(self.path, 0o700, exist_ok=True)
-            try:
-                os.chmod(self.path, 0o700)
-            except OSError:
-                pass
-
-    def locked(self):
-        return _StoreLock(self)
-
-    def read(self, name=REVERT_FILE):
-        """The record, or None when there is none. Raises ValueError for an unreadable one."""
-        try:
-            with open(self.file(name), "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            return None
-        except (OSError, IOError) as e:
-            raise ValueError("%s: %s" % (name, e))
-        try:
-            rec = json.loads(data.decode("utf-8"))
-        except ValueError as e:
-            raise ValueError("%s: not JSON: %s" % (name, e))
-        if not isinstance(rec, dict) or not isinstance(rec.get("token"), str) \
-                or not _is_number(rec.get("deadline_epoch")):
-            raise ValueError("%s: not a revert record" % name)
-        return rec
-
-    def write(self, rec, name=REVERT_FILE):
-        self.ensure()
-        tmp = self.file(".%s.%d.%s.tmp" % (name, os.getpid(), os.urandom(4).hex()))
-        try:
-            with open(tmp, "w") as f:
-                json.dump(rec, f, sort_keys=True)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.file(name))
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-
-    def move(self, name, to):
-        """os.replace(name, to): True, or False when `name` is not there."""
-        try:
-            os.replace(self.file(name), self.file(to))
-            return True
-        except FileNotFoundError:
-            return False
-
-    def remove(self, name):
-        try:
-            os.unlink(self.file(name))
-            return True
-        except FileNotFoundError:
-            return False
-
-    def status(self, token):
-        """How revert.json stands for the armed `token`: "ours" (still armed), "confirmed" (another
-        agent confirmed it: its marker is there), "other" (re-armed with another token), "missing"
-        (gone without a confirmation) or "bad" (unreadable)."""
-        try:
-            rec = self.read()
-        except ValueError:
-            return "bad"
-        if rec is None:
-            return "confirmed" if os.path.exists(self.file(CONFIRMED_PREFIX + token + ".json")) \
-                else "missing"
-        return "ours" if rec.get("token") == token else "other"
-
-    def sweep(self):
-        """Removes confirmation markers and temp files older than MARKER_MAX_AGE_S (their writer
-        died before it could)."""
-        try:
-            names = os.listdir(self.path)
-        except OSError:
-            return
-        now = time.time()
-        for n in names:
-            if not ((n.startswith(CONFIRMED_PREFIX) and n.endswith(".json")) or n.endswith(".tmp")):
-                continue
-            try:
-                if now - os.path.getmtime(self.file(n)) > MARKER_MAX_AGE_S:
-                    os.unlink(self.file(n))
-            except OSError:
-                pass
-
-
 # --------------------------------------------------------------------------------------------
 # The agent
+
+# --------------------------------------------------------------------------------------------
+# The privileged helper, as the agent calls it
+
+SUDO = "/usr/bin/sudo"
+
+
+def own_helper_sha256():
+    """The hash of the helper this agent came with (its uploaded sibling): the installed one must
+    be exactly this file."""
+    return ptwb_helper.file_sha256(os.path.abspath(ptwb_helper.__file__))
+
+
+def _reply_of(status, reply):
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        raise OpError("helper_failed", "the helper's reply is not understood (exit %s)" % status)
+    if reply["ok"]:
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+    err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+    extra = dict((k, v) for k, v in err.items() if k not in ("code", "message"))
+    raise OpError(str(err.get("code", "helper_failed")),
+                  str(err.get("message", "the helper failed (exit %s)" % status)), **extra)
+
+
+class HelperProcess(object):
+    """Runs the helper as a child process, one verb per run: `sudo -n INSTALL_PATH VERB ...` on a
+    device (after checking the installed file), or a given argv prefix (the simulated Jetson's
+    helper, which runs the same code against its fake kernel). Only the verb and whole numbers,
+    tokens or boot ids from ptwb_helper's interface are ever appended."""
+
+    def __init__(self, prefix, installed=False, simulated=False):
+        self.prefix = list(prefix)
+        self.installed = installed
+        self.simulated = simulated
+        self._expected = own_helper_sha256() if installed else None
+
+    @staticmethod
+    def for_device():
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            return HelperProcess([ptwb_helper.INSTALL_PATH], installed=True)
+        return HelperProcess([SUDO, "-n", ptwb_helper.INSTALL_PATH], installed=True)
+
+    def problem(self):
+        """(state, message) when the installed helper must not be used, else None."""
+        if not self.installed:
+            return None
+        why = ptwb_helper.install_problem(ptwb_helper.INSTALL_PATH, None, 0)
+        if why is not None:
+            state = "missing" if why.endswith("is not installed") else "unsafe"
+            how = "run `ptwb device setup` (or the Devices view's Set up) to install it" \
+                if state == "missing" else "remove it and run `ptwb device setup` again"
+            return state, "%s; %s" % (why, how)
+        if ptwb_helper.file_sha256(ptwb_helper.INSTALL_PATH) == self._expected:
+            return None
+        theirs = ptwb_helper.installed_version(ptwb_helper.INSTALL_PATH)
+        if theirs is not None and theirs < ptwb_helper.HELPER_VERSION:
+            return "outdated", ("the installed helper %s is version %d; this workbench needs "
+                                "version %d: run `ptwb device setup` to update it"
+                                % (ptwb_helper.INSTALL_PATH, theirs, ptwb_helper.HELPER_VERSION))
+        return "modified", ("%s is not this workbench's helper (its content differs); run "
+                            "`ptwb device setup` to install this one" % ptwb_helper.INSTALL_PATH)
+
+    def call(self, *args):
+        bad = self.problem()
+        if bad is not None:
+            raise OpError("helper_" + bad[0], bad[1])
+        argv = self.prefix + [str(a) for a in args]
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=HELPER_TIMEOUT_S,
+                                  close_fds=True)
+        except subprocess.TimeoutExpired:
+            raise OpError("helper_failed", "the helper did not answer %s within %d s"
+                          % (args[0], HELPER_TIMEOUT_S))
+        except OSError as e:
+            raise OpError("helper_failed", "cannot run %s: %s" % (argv[0], e.strerror or e))
+        out = done.stdout[:HELPER_OUTPUT_MAX].decode("utf-8", "replace").strip().splitlines()
+        try:
+            reply = json.loads(out[-1]) if out else None
+        except ValueError:
+            reply = None
+        if reply is None:
+            err = done.stderr[:4096].decode("utf-8", "replace")
+            if self.installed and "password is required" in err:
+                raise OpError("helper_not_allowed", "sudo does not let this user run %s without a "
+                              "password; run `ptwb device setup` to add the rule"
+                              % ptwb_helper.INSTALL_PATH)
+            lines = [l.strip() for l in err.splitlines() if l.strip()]
+            raise OpError("helper_failed", "the helper exited with status %d%s"
+                          % (done.returncode, (": " + lines[-1][:300]) if lines else ""))
+        return _reply_of(done.returncode, reply)
+
+
+class HelperInProcess(object):
+    """The helper's code run in this process against a Config (the agent's unit tests)."""
+
+    simulated = False
+
+    def __init__(self, config):
+        self.config = config
+
+    def problem(self):
+        return None
+
+    def call(self, *args):
+        status, reply = ptwb_helper.run([str(a) for a in args], self.config)
+        return _reply_of(status, reply)
+
 
 class Clock(object):
     def __init__(self, scale):
@@ -1110,12 +721,16 @@ class Clock(object):
 
 
 class Agent(object):
-    def __init__(self, files, out, time_scale=1.0, workload_runner=None, state_dir=None,
-                 reboot_command=None):
+    def __init__(self, files, out, time_scale=1.0, workload_runner=None, helper=None,
+                 on_reboot=None):
+        """helper: HelperProcess or HelperInProcess (None: the installed one, through sudo);
+        on_reboot: called once the reply to `reboot` is written (the simulator drops the
+        connection there, as a real reboot would)."""
         self.dev = Device(files)
-        self.reboot_command = reboot_command
+        self.helper = helper if helper is not None else HelperProcess.for_device()
+        self.on_reboot = on_reboot
         self._after_reply = None  # set by `reboot`: run on the worker once its reply is written
-        self.store = RevertStore(state_dir or default_state_dir())
+        self._tables = None       # the device's tables, read once per connection
         self.out = out
         self.clock = Clock(time_scale)
         self.runner = workload_runner
@@ -1126,10 +741,8 @@ class Agent(object):
         self.jobs = queue.Queue()
         self.worker = threading.Thread(target=self._work, name="ptwb-worker")
         self.worker.daemon = True
-        # revert
-        self.revert_cv = threading.Condition()
-        # this process's timer for the revert it armed (or adopted): dict(id, token, previous,
-        # deadline (monotonic), thread, state: armed | firing | fired | confirmed | released)
+        # the revert this connection armed: dict(id, token, deadline (monotonic), done (Event))
+        self.revert_lock = threading.Lock()
         self.revert = None
 
     # --- output
@@ -1253,10 +866,37 @@ class Agent(object):
                 self.streaming = None
 
     # --- ops
+    def _read_clocks(self):
+        """The helper's `read`: {"tables", "mode", "mode_changes"}; the tables are kept."""
+        r = self.helper.call("read")
+        if isinstance(r.get("tables"), dict):
+            self._tables = r["tables"]
+        return r
+
+    def helper_status(self):
+        """How the helper stands, for hello: {"state": "ok" | "missing" | "unsafe" | "outdated" |
+        "modified" | "not_allowed" | "failed", "message", "path", "version", "simulated"}."""
+        return {"state": "ok", "message": None, "path": ptwb_helper.INSTALL_PATH,
+                "version": ptwb_helper.HELPER_VERSION,
+                "simulated": bool(getattr(self.helper, "simulated", False))}
+
     def op_hello(self, rid, req):
         d = self.dev
         model = d.model()
-        tables = d.tables()
+        helper = self.helper_status()
+        try:
+            clocks = self._read_clocks()
+        except OpError as e:
+            # Without the helper the device can still be looked at, not changed: the tables
+            # and mode as the login user can read them (debugfs, hence EMC, is root's).
+            helper["state"] = e.code[len("helper_"):] if e.code.startswith("helper_") \
+                else "failed"
+            helper["message"] = e.message
+            c = ptwb_helper.Clocks(d.f)
+            tables = c.tables()
+            clocks = {"tables": tables, "mode": c.read_mode(tables)[0],
+                      "mode_changes": c.mode_changes()}
+        tables = clocks["tables"]
         presets = []
         try:
             conf = d._read("etc/nvpmodel.conf")
@@ -1280,23 +920,35 @@ class Agent(object):
             "model": model,
             "device": device_kind(model),
             "l4t": parse_l4t(d._read("etc/nv_tegra_release")),
-            "boot_id": d._read("proc/sys/kernel/random/boot_id"),
+            "boot_id": d.boot_id(),
             "simulated": bool(model and "(simulated)" in model),
             "tables": tables,
             "presets": presets,
             "rails": rails,
             "thermal": thermal,
-            "mode": d.read_mode(tables)[0],
-            "mode_changes": d.mode_changes(),
+            "mode": clocks["mode"],
+            "mode_changes": clocks["mode_changes"],
+            "helper": helper,
         }
 
+    def current_mode(self):
+        """The mode from the helper, or as the login user can read it when the helper cannot
+        be used (a profile at the current mode needs no root)."""
+        try:
+            return self._read_clocks()["mode"]
+        except OpError as e:
+            if not e.code.startswith("helper_"):
+                raise
+            c = ptwb_helper.Clocks(self.dev.f)
+            return c.read_mode(c.tables())[0]
+
     def op_get_mode(self, rid, req):
-        return {"mode": self.dev.get_mode()}
+        return {"mode": self.current_mode()}
 
     def op_reboot(self, rid, req):
         """Reboots the device (to raise clocks on one that accepts decreasing changes only). The
         reply comes before the device goes down, when it can; the connection then drops."""
-        boot = self.boot_id()
+        boot = self.dev.boot_id()
         if "boot_id" in req:
             want = req["boot_id"]
             if not isinstance(want, str) or not want.strip():
@@ -1305,293 +957,78 @@ class Agent(object):
             if want.strip() != boot:
                 raise OpError("boot_changed", "boot_id: the device booted since (boot id %s, "
                               "the request names %s); not rebooting it again" % (boot, want.strip()))
+        if boot is None or not ptwb_helper.BOOT_ID_RE.match(boot):
+            raise OpError("reboot_failed", "the device reports no boot id; not rebooting it")
         log("reboot requested (boot id %s)" % boot)
-        with self.dev.lock:  # not in the middle of a mode change or a revert
-            self._after_reply = self.dev.f.reboot(self.reboot_command)
-        return {"rebooting": True, "boot_id": boot}
+        result = self.helper.call("reboot", boot)
+        self._after_reply = self.on_reboot
+        return {"rebooting": True, "boot_id": result.get("boot_id", boot)}
 
     def op_apply_mode(self, rid, req):
-        tables = self.dev.tables()
-        mode = validate_mode(req, tables)
-        with self.dev.lock:
-            previous = self.dev.read_mode(tables)[0]
-            try:
-                readback = self.dev.apply(mode, tables)
-            except OpError as e:
-                if e.code == "write_failed":
-                    self._restore_after_failed_write(e, previous, tables)
-                raise
-        return {"mode": readback, "previous": previous}
-
-    def _restore_after_failed_write(self, error, previous, tables):
-        """A refused write leaves the device part-way between two modes: put the previous mode
-        back (best effort) and say whether that worked. A readback mismatch is left alone: the
-        kernel chose those clocks (throttling, a cap) and they are safe by its own measure."""
-        try:
-            error.extra["readback"] = self.dev.apply(previous, tables)
-            error.extra["restored"] = True
-            error.message += "; the previous mode was restored"
-        except OpError as again:
-            error.extra["restored"] = False
-            error.message += "; restoring the previous mode failed too: " + again.message
-            if "readback" in again.extra:
-                error.extra["readback"] = again.extra["readback"]
-
-    def boot_id(self):
-        return (self.dev._read("proc/sys/kernel/random/boot_id") or "").strip() or None
+        mode = validate_mode(req, self._tables)
+        result = self.helper.call("apply", *[mode[f] for f in MODE_FIELDS])
+        return {"mode": result.get("mode"), "previous": result.get("previous")}
 
     def op_arm_revert(self, rid, req):
         seconds = req_number(req, "seconds", "seconds", lo=1, hi=3600)
-        real = self.clock.real(seconds)
-        boot = self.boot_id()
-        with self.revert_cv:
-            try:
-                with self.store.locked():
-                    try:
-                        rec = self.store.read()
-                    except ValueError as e:
-                        log("revert: ignoring %s" % e)
-                        rec = None
-                    if rec is not None and rec.get("boot_id") == boot \
-                            and isinstance(rec.get("previous"), dict):
-                        # re-arming (by this agent or another one) keeps the mode recorded
-                        # first: the last one known to be good
-                        previous = rec["previous"]
-                    else:
-                        previous = self.dev.get_mode()
-                    token = os.urandom(16).hex()
-                    pid = os.getpid()
-                    self.store.write({"token": token, "previous": previous,
-                                      "deadline_epoch": time.time() + real, "boot_id": boot,
-                                      "armed_by_pid": pid, "armed_by_start": _proc_start_time(pid)})
-            except OSError as e:
-                raise OpError("internal", "cannot record the revert in %s: %s"
-                              % (self.store.path, e.strerror or e))
-            r = self.revert
-            deadline = time.monotonic() + real
-            if r is not None and r["state"] == "armed":
-                r.update(id=rid, token=token, previous=previous, deadline=deadline)
-                self.revert_cv.notify_all()
-            else:
-                self._start_timer({"id": rid, "token": token, "previous": previous,
-                                   "deadline": deadline, "state": "armed"})
-        return {"previous": previous, "seconds": seconds, "token": token}
-
-    def _start_timer(self, r):
-        """Call with revert_cv held."""
-        t = threading.Thread(target=self._revert_timer, args=(r,), name="ptwb-revert")
+        whole = int(math.ceil(seconds))
+        result = self.helper.call("arm", whole)
+        token = result.get("token")
+        if not isinstance(token, str):
+            raise OpError("helper_failed", "the helper's arm reply has no token")
+        r = {"id": rid, "token": token, "deadline": time.monotonic() + self.clock.real(whole),
+             "done": threading.Event()}
+        with self.revert_lock:
+            if self.revert is not None:
+                self.revert["done"].set()  # re-armed: the new token's notice replaces it
+            self.revert = r
+        t = threading.Thread(target=self._revert_notice, args=(r,), name="ptwb-revert")
         t.daemon = True
-        r["thread"] = t
-        self.revert = r
         t.start()
+        return {"previous": result.get("previous"), "seconds": seconds, "token": token}
 
-    def _release(self, r, why):
-        """Call with revert_cv held: this process no longer owns the revert."""
-        r["state"] = "released"
-        log("revert: %s" % why)
-        if self.revert is r:
-            self.revert = None
-        self.revert_cv.notify_all()
-
-    def _revert_timer(self, r):
-        """Waits for the deadline, looking at revert.json every REVERT_POLL_S: once another agent
-        confirmed (or re-armed) it, this process is done, and one that stays alive only for the
-        revert exits at once. At the deadline, restores the recorded mode unless the file says it
-        was confirmed or re-armed meanwhile (a missing or unreadable file does not cancel it)."""
-        while True:
-            with self.revert_cv:
-                if r["state"] != "armed":
-                    return
-                left = r["deadline"] - time.monotonic()
-                if left <= 0:
-                    if not self._claim_for_revert(r):
-                        return
-                    break
-                self.revert_cv.wait(min(left, REVERT_POLL_S))
-                if r["state"] != "armed":
-                    return
-                token = r["token"]
-            st = self.store.status(token)
-            if st in ("confirmed", "other"):
-                with self.revert_cv:
-                    if r["state"] == "armed" and r["token"] == token:
-                        if st == "confirmed":
-                            self.store.remove(CONFIRMED_PREFIX + token + ".json")
-                        self._release(r, "confirmed by another agent" if st == "confirmed"
-                                      else "re-armed by another agent")
-                        return
-        self._do_revert(r)
-
-    def _claim_for_revert(self, r):
-        """Call with revert_cv held, at the deadline. True when this process must revert."""
-        token = r["token"]
-        try:
-            with self.store.locked():
-                st = self.store.status(token)
-                if st == "ours":
-                    self.store.move(REVERT_FILE, REVERTED_FILE)
-                elif st == "bad":
-                    self.store.remove(REVERT_FILE)
-                elif st == "confirmed":
-                    self.store.remove(CONFIRMED_PREFIX + token + ".json")
-        except OSError as e:
-            log("revert: state directory %s: %s; reverting anyway" % (self.store.path, e))
-            st = "missing"
-        if st in ("confirmed", "other"):
-            self._release(r, "confirmed by another agent" if st == "confirmed"
-                          else "re-armed by another agent")
-            return False
-        if st == "missing":
-            log("revert: %s vanished without a confirmation; reverting"
-                % self.store.file(REVERT_FILE))
-        r["state"] = "firing"
-        return True
-
-    def _restore(self, mode):
-        """Applies a recorded mode; returns the `reverted` event fields."""
-        event = {}
-        try:
-            tables = self.dev.tables()
-            clean = validate_mode({"previous": mode}, tables, "previous")
-            readback = self.dev.apply(clean, tables)
-            event["mode"] = readback
-            log("revert: no confirm in time; restored %s" % json.dumps(readback))
-        except OpError as e:
-            event["mode"] = e.extra.get("readback")
-            event["error"] = {"code": e.code, "message": e.message}
-            log("revert: restoring %s failed: %s" % (json.dumps(mode), e.message))
-        except Exception as e:
-            event["mode"] = None
-            event["error"] = {"code": "internal", "message": "%s: %s" % (type(e).__name__, e)}
-            log("revert: internal error: %s" % traceback.format_exc())
-        return event
-
-    def _do_revert(self, r):
-        event = {"id": r["id"], "event": "reverted"}
-        event.update(self._restore(r["previous"]))
-        if r["id"] is not None:  # an adopted revert has no request of this connection
-            self.emit(event)
-        with self.revert_cv:
-            r["state"] = "fired"
+    def _revert_notice(self, r):
+        """Tells this connection when the helper's watchdog restored the armed mode: waits for
+        the deadline, then asks the helper how the revert stands until it is settled."""
+        left = r["deadline"] - time.monotonic()
+        if left > 0 and r["done"].wait(left):
+            return
+        for _ in range(REVERT_STATUS_TRIES):
+            if r["done"].is_set():
+                return
+            try:
+                st = self.helper.call("status", r["token"])
+            except OpError as e:
+                log("revert: cannot ask the helper how the revert stands: %s" % e.message)
+                st = {"state": "unknown"}
+            if st.get("state") == "reverted":
+                event = {"id": r["id"], "event": "reverted", "mode": st.get("mode")}
+                if isinstance(st.get("error"), dict):
+                    event["error"] = st["error"]
+                self.emit(event)
+                break
+            if st.get("state") in ("confirmed", "other", "missing"):
+                break
+            r["done"].wait(REVERT_STATUS_POLL_S)
+        with self.revert_lock:
             if self.revert is r:
                 self.revert = None
-            self.revert_cv.notify_all()
-
-    def recover_at_startup(self):
-        """A revert.json left by an agent that is gone: from an earlier boot it is removed (the
-        reboot reset the mode); past its deadline it is reverted now; before its deadline this
-        agent adopts it (confirm works as usual; unconfirmed, it reverts at the deadline, and
-        this agent stays alive for that after stdin closes)."""
-        boot = self.boot_id()
-        fire = False
-        with self.revert_cv:
-            try:
-                with self.store.locked():
-                    self.store.sweep()
-                    try:
-                        rec = self.store.read()
-                    except ValueError as e:
-                        log("revert: removing unreadable %s" % e)
-                        self.store.remove(REVERT_FILE)
-                        return
-                    if rec is None:
-                        return
-                    if rec.get("boot_id") != boot:
-                        log("revert: removing %s armed before a reboot (boot id %s, now %s)"
-                            % (self.store.file(REVERT_FILE), rec.get("boot_id"), boot))
-                        self.store.remove(REVERT_FILE)
-                        return
-                    pid = rec.get("armed_by_pid")
-                    if _pid_alive(pid, rec.get("armed_by_start")):
-                        return  # its agent reverts it or is told of a confirmation
-                    left = rec["deadline_epoch"] - time.time()
-                    if left <= 0:
-                        self.store.move(REVERT_FILE, REVERTED_FILE)
-                        log("revert: the agent that armed it (pid %s) is gone and the deadline "
-                            "passed %.1f s ago; restoring the previous mode" % (pid, -left))
-                        fire = True
-                    else:
-                        me = os.getpid()
-                        rec["armed_by_pid"] = me
-                        rec["armed_by_start"] = _proc_start_time(me)
-                        self.store.write(rec)
-                        log("revert: the agent that armed it (pid %s) is gone; this agent "
-                            "reverts it in %.1f s unless confirmed" % (pid, left))
-                        self._start_timer({"id": None, "token": rec["token"],
-                                           "previous": rec.get("previous"),
-                                           "deadline": time.monotonic() + left,
-                                           "state": "armed"})
-                        return
-            except OSError as e:
-                log("revert: state directory %s: %s" % (self.store.path, e))
-                return
-        if fire:
-            self._restore(rec.get("previous"))
-
-    def revert_pending(self):
-        with self.revert_cv:
-            return self.revert is not None and self.revert["state"] in ("armed", "firing")
-
-    def wait_revert(self):
-        with self.revert_cv:
-            r = self.revert
-        if r is not None:
-            r["thread"].join()
-
-    def _nothing_armed(self, boot):
-        why = "nothing is armed"
-        try:
-            last = self.store.read(REVERTED_FILE)
-        except ValueError:
-            last = None
-        if last is not None and last.get("boot_id") == boot:
-            why += " (the last revert passed its deadline %.0f s ago and restored the previous " \
-                   "mode)" % max(0.0, time.time() - last["deadline_epoch"])
-        return why
 
     def op_confirm(self, rid, req):
         token = req.get("token")
         if "token" in req and not isinstance(token, str):
             raise OpError("bad_field", "token: expected a string (arm_revert's token), got %s"
                           % _type_name(token))
-        boot = self.boot_id()
-        with self.revert_cv:
-            try:
-                with self.store.locked():
-                    try:
-                        rec = self.store.read()
-                    except ValueError as e:
-                        raise OpError("not_armed", "nothing is armed: %s is unreadable (%s)"
-                                      % (self.store.file(REVERT_FILE), e))
-                    if rec is None:
-                        raise OpError("not_armed", self._nothing_armed(boot))
-                    if rec.get("boot_id") != boot:
-                        self.store.remove(REVERT_FILE)
-                        raise OpError("not_armed", "the revert was armed before a reboot (boot id "
-                                      "%s, now %s); the reboot reset the mode"
-                                      % (rec.get("boot_id"), boot))
-                    if token is not None and token != rec["token"]:
-                        raise OpError("not_armed", "token %s does not match the armed revert's"
-                                      % token)
-                    late = time.time() - rec["deadline_epoch"]
-                    if late >= 0:
-                        raise OpError("not_armed", "the deadline passed %.1f s ago; the previous "
-                                      "mode is being restored" % late)
-                    armed = rec["token"]
-                    r = self.revert
-                    mine = r is not None and r["state"] == "armed" and r["token"] == armed
-                    if mine:
-                        self.store.remove(REVERT_FILE)
-                    else:
-                        self.store.move(REVERT_FILE, CONFIRMED_PREFIX + armed + ".json")
-            except OSError as e:
-                raise OpError("internal", "state directory %s: %s"
-                              % (self.store.path, e.strerror or e))
-            if mine:
-                r["state"] = "confirmed"
+        if token is not None and not ptwb_helper.TOKEN_RE.match(token):
+            raise OpError("not_armed", "token %s is not one arm_revert gives"
+                          % json.dumps(token[:40]))
+        result = self.helper.call("confirm", *([token] if token is not None else []))
+        with self.revert_lock:
+            r = self.revert
+            if r is not None and r["token"] == result.get("token"):
+                r["done"].set()
                 self.revert = None
-                self.revert_cv.notify_all()
-        self.reply_ok(rid, {"mode": self.dev.get_mode(), "token": armed})
+        self.reply_ok(rid, {"mode": result.get("mode"), "token": result.get("token")})
 
     def op_stop(self, rid, req):
         target = req.get("target")
@@ -1789,8 +1226,8 @@ class Agent(object):
         result["settle_s"] = round(settle_t, 3) if settle_t is not None else None
         result["settled"] = settled
         result["samples"] = len(samples)
-        result["mode"] = self.dev.get_mode()
-        result["boot_id"] = self.dev._read("proc/sys/kernel/random/boot_id")
+        result["mode"] = self.current_mode()
+        result["boot_id"] = self.dev.boot_id()
         return result
 
     # --- concurrent training and inference
@@ -1993,8 +1430,8 @@ class Agent(object):
             "infer_ms": stats(sched.infer_ms, 3),
             "power_w": stats_with_max(pw, 4),
             "samples": len(pw),
-            "mode": self.dev.get_mode(),
-            "boot_id": self.dev._read("proc/sys/kernel/random/boot_id"),
+            "mode": self.current_mode(),
+            "boot_id": self.dev.boot_id(),
         })
         return result
 
@@ -2008,9 +1445,6 @@ class Agent(object):
         self.worker.join()
         with self.out_lock:
             self.connected = False
-        if self.revert_pending():
-            log("stdin closed with a revert armed; waiting for its deadline")
-            self.wait_revert()
 
 
 def _load_prctl():
@@ -2247,12 +1681,9 @@ def _parse_args(argv):
     p.add_argument("--root", default="/")
     p.add_argument("--time-scale", type=float, default=1.0)
     p.add_argument("--workload-runner", default=None)
-    p.add_argument("--state-dir", default=None,
-                   help="where an armed revert is recorded (default: $XDG_RUNTIME_DIR/"
-                        "powertrain-workbench, else ~/.cache/powertrain-workbench/agent-state)")
-    p.add_argument("--reboot-command", default=None,
-                   help="JSON argv the reboot op runs (default: systemctl reboot, else reboot; "
-                        "required with --root other than /)")
+    p.add_argument("--helper-command", default=None,
+                   help="JSON argv prefix of the privileged helper to run as is (the simulated "
+                        "Jetson's; default: the installed helper through sudo -n, checked first)")
     p.add_argument("--run-builtin", default=None, help=argparse.SUPPRESS)
     p.add_argument("--batch-size", type=int, default=16, help=argparse.SUPPRESS)
     p.add_argument("--minibatches", type=int, default=40, help=argparse.SUPPRESS)
@@ -2263,7 +1694,7 @@ def _parse_args(argv):
     return p.parse_args(argv)
 
 
-def main(argv=None, stdin=None, stdout=None, files=None):
+def main(argv=None, stdin=None, stdout=None, files=None, helper=None, on_reboot=None):
     try:
         args = _parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as e:
@@ -2286,16 +1717,16 @@ def main(argv=None, stdin=None, stdout=None, files=None):
         if not isinstance(runner, list) or not runner or not all(isinstance(a, str) for a in runner):
             log("--workload-runner must be a JSON array of strings")
             return 2
-    reboot_command = None
-    if args.reboot_command:
+    if helper is None and args.helper_command:
         try:
-            reboot_command = json.loads(args.reboot_command)
+            prefix = json.loads(args.helper_command)
         except ValueError:
-            reboot_command = None
-        if not isinstance(reboot_command, list) or not reboot_command \
-                or not all(isinstance(a, str) and a for a in reboot_command):
-            log("--reboot-command must be a JSON array of non-empty strings")
+            prefix = None
+        if not isinstance(prefix, list) or not prefix \
+                or not all(isinstance(a, str) and a for a in prefix):
+            log("--helper-command must be a JSON array of non-empty strings")
             return 2
+        helper = HelperProcess(prefix, simulated=True)
     if files is None:
         files = KernelFiles(args.root)
     if stdin is None:
@@ -2303,19 +1734,11 @@ def main(argv=None, stdin=None, stdout=None, files=None):
     if stdout is None:
         stdout = sys.stdout
 
-    agent = Agent(files, stdout, args.time_scale, runner, state_dir=args.state_dir,
-                  reboot_command=reboot_command)
-    try:
-        agent.recover_at_startup()
-    except Exception:
-        log("revert: startup check failed: %s" % traceback.format_exc())
+    agent = Agent(files, stdout, args.time_scale, runner, helper=helper, on_reboot=on_reboot)
     old_hup = None
     in_main = threading.current_thread() is threading.main_thread()
     if in_main and hasattr(signal, "SIGHUP"):
         def on_hup(signum, frame):
-            if agent.revert_pending():
-                log("SIGHUP ignored: a revert is armed")
-                return
             raise _Hangup()
         try:
             old_hup = signal.signal(signal.SIGHUP, on_hup)

@@ -97,6 +97,20 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     info.simulated = result.value(QLatin1String("simulated")).toBool();
     if (result.value(QLatin1String("mode_changes")).isString())
         info.modeChanges = result.value(QLatin1String("mode_changes")).toString();
+    const QJsonObject helper = result.value(QLatin1String("helper")).toObject();
+    if (helper.value(QLatin1String("state")).isString()) {
+        info.helperState = helper.value(QLatin1String("state")).toString().left(32);
+        info.helperMessage = helper.value(QLatin1String("message")).toString().left(1000);
+    }
+    // Without its helper a device shows what the login user can read; when that is not a whole
+    // mode (the memory clock is root's to read), the helper's message is the one that helps.
+    const auto failure = [&info](const QString &error) {
+        if (info.helperUsable())
+            return Expected<DeviceInfo>::failure(error);
+        return Expected<DeviceInfo>::failure(
+            QStringLiteral("the device's privileged helper cannot be used: %1")
+                .arg(info.helperMessage));
+    };
 
     const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
     auto cores = integers<int>(tables, QStringLiteral("cores"), QStringLiteral("tables.cores"));
@@ -106,10 +120,10 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     auto emc = integers<qint64>(tables, QStringLiteral("emc_hz"), QStringLiteral("tables.emc_hz"));
     for (const auto *list : {&cpu, &gpu, &emc}) {
         if (!*list)
-            return Expected<DeviceInfo>::failure(list->error());
+            return failure(list->error());
     }
     if (!cores)
-        return Expected<DeviceInfo>::failure(cores.error());
+        return failure(cores.error());
     info.cores = *cores;
     info.cpuKHz = *cpu;
     info.gpuHz = *gpu;
@@ -132,7 +146,7 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     Expected<PowerMode> mode =
         modeFromJson(result.value(QLatin1String("mode")).toObject(), QStringLiteral("mode"));
     if (!mode)
-        return Expected<DeviceInfo>::failure(mode.error());
+        return failure(mode.error());
     info.mode = *mode;
     return info;
 }

@@ -53,7 +53,14 @@ struct DeviceInfo
     // and cores may only go down). "any" from an agent that does not say.
     QString modeChanges = QStringLiteral("any");
 
+    // The privileged helper that changes clocks (docs/ssh.md, "Least privilege"): "ok", or why
+    // it cannot be used ("missing", "unsafe", "outdated", "modified", "not_allowed", "failed"),
+    // with the agent's message saying how to fix it. "ok" from an agent that does not say.
+    QString helperState = QStringLiteral("ok");
+    QString helperMessage;
+
     bool decreasingOnly() const { return modeChanges == QLatin1String("decreasing"); }
+    bool helperUsable() const { return helperState == QLatin1String("ok"); }
 
     static Expected<DeviceInfo> fromJson(const QJsonObject &result);
     // "Jetson AGX Orin (simulated) · L4T R35.4.1 · 12c/2.20C/1.30G/3.20M"

@@ -24,6 +24,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, AGENT_DIR)
 
 import perfmodel  # noqa: E402
+import ptwb_simhelper  # noqa: E402
 import simkernel  # noqa: E402
 
 EXIT_DROPPED = 75
@@ -109,8 +110,12 @@ def main(argv=None):
         sys.stderr.flush()
         os._exit(EXIT_REBOOTED)
 
-    files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel,
-                                                                on_reboot=rebooted)
+    files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel)
+    # The agent runs unprivileged and asks the helper (a child process running the real
+    # ptwb_helper.py against this fake kernel) for every mode change, as on a device.
+    helper = ptwb_agent.HelperProcess(
+        ptwb_simhelper.prefix_of(args.device, state, args.speed, args.seed, args.fault),
+        simulated=True)
     # -B: an installed simulator lives in /usr/share; it must not write byte-code caches there.
     runner = [sys.executable, "-B", os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
@@ -122,9 +127,9 @@ def main(argv=None):
     agent_stdin = os.fdopen(rfd, "rb")
     try:
         rc = ptwb_agent.main(argv=["--root", kernel.root, "--time-scale", repr(args.speed),
-                                   "--workload-runner", json.dumps(runner),
-                                   "--state-dir", os.path.join(state, "agent")],
-                             stdin=agent_stdin, stdout=sys.stdout, files=files)
+                                   "--workload-runner", json.dumps(runner)],
+                             stdin=agent_stdin, stdout=sys.stdout, files=files, helper=helper,
+                             on_reboot=rebooted)
     finally:
         kernel.stop()
     return rc if isinstance(rc, int) else 0

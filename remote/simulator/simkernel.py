@@ -100,7 +100,8 @@ READING_S = 0.03          # device seconds: reads this close share a minibatch p
                           # rails); the agent samples at least 0.1 s apart
 CPU_BASE = "sys/devices/system/cpu"
 EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
-DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"  # the agent's DEVICE_CONFIG
+DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"  # the helper's DEVICE_CONFIG
+MODE_STAMP = "mode.stamp"  # STATE/mode.stamp: rewritten on every mode change (see SimKernel.mode)
 DECREASING_ONLY = "decreasing-only"
 
 
@@ -450,6 +451,7 @@ class SimKernel(object):
         self.lock = threading.RLock()
         self._throttle = self.faults.throttle()
         self._mode = None
+        self._stamp = None
         self._load_key = None
         self._load_stamp = None
         self._last_refresh = -1.0
@@ -476,9 +478,27 @@ class SimKernel(object):
     # -- mode and load ----------------------------------------------------------------------
     def mode(self):
         with self.lock:
+            stamp = self._mode_stamp()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                self._mode = None
             if self._mode is None:
                 self._mode = read_mode(self.root, self.device)
             return self._mode
+
+    def _mode_stamp(self):
+        """The mode's change stamp: the helper changes the mode from a process of its own, and
+        the agent's kernel must see it (and so must every other reader of this device)."""
+        try:
+            st = os.stat(os.path.join(self.state_dir, MODE_STAMP))
+            return (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            return None
+
+    def _mode_changed(self):
+        """Call with the lock held, after changing the mode files."""
+        atomic_write(os.path.join(self.state_dir, MODE_STAMP), uuid.uuid4().hex + "\n")
+        self._mode = None
 
     def invalidate_mode(self):
         with self.lock:
@@ -699,7 +719,7 @@ class SimKernel(object):
                 _w(self.root, rel, str(snap_down(v, self.table["emc_hz"])))
             else:
                 raise OSError(errno.EACCES, "Permission denied", path)
-            self._mode = None
+            self._mode_changed()
             self.refresh(force=True)
 
     @staticmethod
@@ -760,19 +780,16 @@ class SimKernel(object):
                 os.remove(os.path.join(self.state_dir, "load.json"))
             except OSError:
                 pass
-            self._mode = None
+            self._mode_changed()
 
 
 def make_kernel_files(base_cls):
     """A KernelFiles subclass (of the agent's class) whose writes and live reads go to a SimKernel."""
 
     class SimKernelFiles(base_cls):
-        def __init__(self, root, kernel, on_reboot=None):
-            """on_reboot: called once the agent has replied to `reboot` (the simulator exits:
-            a reboot drops the connection)."""
+        def __init__(self, root, kernel):
             base_cls.__init__(self, root)
             self.kernel = kernel
-            self.on_reboot = on_reboot
 
         def read(self, path):
             rel = path.lstrip("/")
@@ -787,13 +804,6 @@ def make_kernel_files(base_cls):
 
         def write(self, path, text):
             self.kernel.kernel_write(path, text)
-
-        def reboot(self, command):
-            """The agent's `reboot` op: the device reboots at once (new boot id, default mode);
-            the command a real device would run is not used."""
-            self.kernel.reboot()
-            log("simulated reboot requested by the agent (new boot id)")
-            return self.on_reboot
 
     return SimKernelFiles
 

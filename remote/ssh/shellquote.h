@@ -19,14 +19,6 @@ QByteArray quote(const QByteArray &token);
 QByteArray quote(const QString &token);  // UTF-8
 // The tokens quoted and joined by spaces.
 QByteArray join(const QStringList &argv);
-// The command line for an exec channel: `'sudo' '-n' argv...` when useSudo (never waits for a
-// password: sudo -n fails instead), else just argv.
-QByteArray commandLine(const QStringList &argv, bool useSudo);
-
-// The sudoers line that lets `user` run exactly this command without a password, for the error
-// shown when `sudo -n` says a password is required: "nvidia ALL=(root) NOPASSWD: /usr/bin/python3
-// /home/nvidia/.cache/.../ptwb_agent.py". `program` must be the absolute path of argv[0].
-QString sudoersLine(const QString &user, const QString &program, const QStringList &arguments);
 
 }  // namespace ShellQuote
 

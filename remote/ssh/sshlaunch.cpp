@@ -10,17 +10,16 @@ Expected<SshLaunch> agent()
     Expected<QString> directory = SimulatorLauncher::scriptDirectory();
     if (!directory)
         return Expected<SshLaunch>::failure(directory.error());
-    const QString script = *directory + QStringLiteral("/agent/ptwb_agent.py");
-    if (!QFileInfo::exists(script))
-        return Expected<SshLaunch>::failure(QStringLiteral("the agent %1 is missing").arg(script));
     SshLaunch launch;
-    launch.files.append({script, QStringLiteral("ptwb_agent.py")});
-    // One state directory for every connection (relative to the login's home, where the
-    // command starts), so a confirmation over a new connection reaches the revert armed on
-    // an earlier one; $XDG_RUNTIME_DIR may differ between sessions or vanish with the last one.
-    launch.argv = QStringList {QStringLiteral("python3"), QStringLiteral("{dir}/ptwb_agent.py"),
-                               QStringLiteral("--state-dir"),
-                               QStringLiteral(".cache/powertrain-workbench/agent-state")};
+    for (const QString &name : {QStringLiteral("ptwb_agent.py"), QStringLiteral("ptwb_helper.py")}) {
+        const QString script = *directory + QStringLiteral("/agent/") + name;
+        if (!QFileInfo::exists(script))
+            return Expected<SshLaunch>::failure(QStringLiteral("%1 is missing").arg(script));
+        launch.files.append({script, name});
+    }
+    // The armed revert is the installed helper's (root-owned state), so no state directory of
+    // the login user's is named here.
+    launch.argv = QStringList {QStringLiteral("python3"), QStringLiteral("{dir}/ptwb_agent.py")};
     return launch;
 }
 

@@ -10,9 +10,10 @@ namespace ptwb {
 // What to run over SSH, ready for SshOptions::launch.
 namespace SshLaunches {
 
-// The agent on a real device: remote/agent/ptwb_agent.py is uploaded to
-// ~/.cache/powertrain-workbench/agent/<sha256>/ptwb_agent.py and run as `python3 <that path>`
-// (through `sudo -n` when SshOptions::useSudo).
+// The agent on a real device: remote/agent/ptwb_agent.py and its helper ptwb_helper.py are
+// uploaded to ~/.cache/powertrain-workbench/agent/<sha256>/ and the agent runs as the login user,
+// `python3 <dir>/ptwb_agent.py`. It never runs through sudo: what needs root it asks of the
+// installed helper (docs/ssh.md, "Least privilege").
 Expected<SshLaunch> agent();
 
 // The simulated Jetson on the SSH host itself, for tests and demos: nothing is uploaded; the

@@ -41,7 +41,6 @@ struct SshOptions
     QStringList identityFiles;  // tried before the ssh config's and the default ones
     bool useDefaultIdentities = true;  // ~/.ssh/id_ed25519, id_ecdsa, id_rsa
     bool useAgent = true;  // ssh-agent, when SSH_AUTH_SOCK is set
-    bool useSudo = false;  // run the command through `sudo -n`
     // Where uploads go on the device: relative to the remote home, or absolute.
     QString remoteCacheDir = QStringLiteral(".cache/powertrain-workbench/agent");
     SshLaunch launch;

@@ -708,7 +708,8 @@ Status SshSession::exec(const QByteArray &commandLine)
     return {};
 }
 
-Expected<SshSession::RunResult> SshSession::run(const QByteArray &commandLine, int timeoutMs)
+Expected<SshSession::RunResult> SshSession::run(const QByteArray &commandLine, int timeoutMs,
+                                                const QByteArray &input)
 {
     using Result = Expected<RunResult>;
     ssh_channel channel = ssh_channel_new(m_session);
@@ -722,6 +723,17 @@ Expected<SshSession::RunResult> SshSession::run(const QByteArray &commandLine, i
         return Result::failure(
             QStringLiteral("cannot run a command on %1: %2").arg(target(), error));
     }
+    for (qsizetype written = 0; written < input.size();) {
+        const int n = ssh_channel_write(channel, input.constData() + written,
+                                        uint32_t(input.size() - written));
+        if (n == SSH_ERROR) {
+            const QString error = libsshError();
+            ssh_channel_free(channel);
+            return Result::failure(
+                QStringLiteral("lost the connection to %1: %2").arg(target(), error));
+        }
+        written += n;
+    }
     ssh_channel_send_eof(channel);
     RunResult result;
     const QDeadlineTimer deadline(timeoutMs);
@@ -731,7 +743,9 @@ Expected<SshSession::RunResult> SshSession::run(const QByteArray &commandLine, i
         for (int isStderr : {0, 1}) {
             const int n = ssh_channel_read_timeout(channel, buffer, sizeof buffer, isStderr, 50);
             if (n > 0) {
-                (isStderr ? result.err : result.out).append(buffer, n);
+                QByteArray &kept = isStderr ? result.err : result.out;
+                if (kept.size() < kRunOutputMax)
+                    kept.append(buffer, qMin<qsizetype>(n, kRunOutputMax - kept.size()));
                 any = true;
             } else if (n == SSH_ERROR) {
                 const QString error = libsshError();

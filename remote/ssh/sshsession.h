@@ -50,14 +50,18 @@ public:
     // Opens a channel and execs the command line (see ShellQuote); the channel stays owned here.
     Status exec(const QByteArray &commandLine);
     ssh_channel channel() const { return m_channel; }
-    // Runs a command to its end on a channel of its own: stdout, stderr, exit status.
+    // Runs a command to its end on a channel of its own: stdout, stderr (each kept up to
+    // kRunOutputMax bytes: the device is not trusted), exit status. `input` is written to its
+    // stdin, then EOF.
     struct RunResult
     {
         QByteArray out;
         QByteArray err;
         int exitStatus = -1;
     };
-    Expected<RunResult> run(const QByteArray &commandLine, int timeoutMs = 10000);
+    static constexpr qsizetype kRunOutputMax = 1 << 20;
+    Expected<RunResult> run(const QByteArray &commandLine, int timeoutMs = 10000,
+                            const QByteArray &input = {});
 
     // Closes the exec channel (EOF first) and the connection.
     void disconnect();

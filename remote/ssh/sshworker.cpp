@@ -17,8 +17,6 @@ constexpr int kPollMs = 500;  // catches data libssh buffered while we were writ
 constexpr int kCloseGraceMs = 3000;
 constexpr int kReadChunk = 16384;
 constexpr qsizetype kMaxLine = 16 * 1024 * 1024;  // a runaway line without newline
-// sudo's secure_path as Debian, Ubuntu and L4T ship it (Defaults secure_path in /etc/sudoers).
-const char kSudoSecurePath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 }  // namespace
 
@@ -90,7 +88,7 @@ void SshWorker::startSteps(quint64 generation, const SshOptions &options)
         m_argv << token.replace(QLatin1String("{dir}"), directory);
     if (m_argv.isEmpty())
         return teardown(QStringLiteral("nothing to run on %1").arg(m_session->target()));
-    if (Status started = m_session->exec(ShellQuote::commandLine(m_argv, options.useSudo));
+    if (Status started = m_session->exec(ShellQuote::join(m_argv));
         !started)
         return teardown(started.error());
 
@@ -232,10 +230,6 @@ void SshWorker::remoteEnded()
     QString reason;
     if (m_closing) {
         reason = QStringLiteral("closed");
-    } else if (m_options.useSudo && exitStatus != 0 &&
-               m_stderrLines.join(QLatin1Char('\n'))
-                   .contains(QLatin1String("password is required"))) {
-        reason = sudoMessage();
     } else {
         reason = exitStatus < 0 ? QStringLiteral("the agent on %1 ended without an exit status")
                                       .arg(m_session->target())
@@ -246,32 +240,6 @@ void SshWorker::remoteEnded()
             reason += QStringLiteral(": ") + m_stderrLines.constLast();
     }
     teardown(reason);
-}
-
-QString SshWorker::sudoMessage()
-{
-    // sudoers wants the program's absolute path, and it must be the one sudo runs: `sudo -n
-    // python3` looks the name up in sudo's secure_path, not in the login PATH, where conda or
-    // pyenv often come first (a line naming ~/.pyenv/shims/python3 would never match). So ask
-    // the device for it along that path: Debian's, Ubuntu's and L4T's default (the real one is
-    // in root-only sudoers). Only our own constant tokens reach the remote shell; the program
-    // name goes in as an argument ($1), not as script text.
-    QString program = m_argv.value(0);
-    if (!program.startsWith(QLatin1Char('/'))) {
-        Expected<SshSession::RunResult> found = m_session->run(ShellQuote::join(
-            {QStringLiteral("env"), QStringLiteral("PATH=") + QLatin1String(kSudoSecurePath),
-             QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("command -v \"$1\""),
-             QStringLiteral("sh"), program}));
-        const QString path =
-            found && found->exitStatus == 0 ? QString::fromUtf8(found->out).trimmed() : QString();
-        program = path.startsWith(QLatin1Char('/')) ? path : QStringLiteral("/usr/bin/") + program;
-    }
-    return QStringLiteral("sudo on %1 asks for a password, and the workbench never sends one "
-                          "(it runs sudo -n). Let %2 run the agent without a password: run "
-                          "`sudo visudo -f /etc/sudoers.d/powertrain-workbench` on the device "
-                          "and add this line:\n%3")
-        .arg(m_session->target(), m_session->user(),
-             ShellQuote::sudoersLine(m_session->user(), program, m_argv.mid(1)));
 }
 
 void SshWorker::lost(const QString &detail)

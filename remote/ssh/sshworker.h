@@ -55,7 +55,6 @@ private:
     void drain();
     void keepaliveTick();
     void remoteEnded();
-    QString sudoMessage();
     void lost(const QString &detail);
     void teardown(const QString &reason, bool hostKeyRejected = false);
     void noteActivity();

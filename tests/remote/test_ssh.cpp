@@ -3,6 +3,7 @@
 // argument passing, the content-addressed upload, and the simulated Jetson driven by
 // DeviceClient over SSH, through a dropped and a stalled connection.
 #include "deviceclient.h"
+#include "helpersetup.h"
 #include "hostkeycheck.h"
 #include "modes/devicespec.h"
 #include "remote/awaitreply.h"
@@ -314,19 +315,6 @@ private Q_SLOTS:
         QFETCH(QString, token);
         QFETCH(QByteArray, quoted);
         QCOMPARE(ShellQuote::quote(token), quoted);
-    }
-
-    void sudoLineNamesTheExactCommand()
-    {
-        QCOMPARE(ShellQuote::commandLine({QStringLiteral("python3"), QStringLiteral("/a b")}, true),
-                 QByteArray("'sudo' '-n' 'python3' '/a b'"));
-        QCOMPARE(ShellQuote::sudoersLine(
-                     QStringLiteral("nvidia"), QStringLiteral("/usr/bin/python3"),
-                     {QStringLiteral(
-                         "/home/nvidia/.cache/powertrain-workbench/agent/abc/ptwb_agent.py")}),
-                 QStringLiteral("nvidia ALL=(root) NOPASSWD: /usr/bin/python3 "
-                                "/home/nvidia/.cache/powertrain-workbench/agent/abc/"
-                                "ptwb_agent.py"));
     }
 
     void hostKeyDecisions()
@@ -648,67 +636,87 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(marker));
     }
 
-    void sudoersLineNamesThePythonSudoRuns()
+    void deviceSetupSendsThePasswordOnStdinAndInstallsRootOwnedPieces()
     {
-        // `sudo -n python3 ...` finds python3 through sudo's secure_path, not the login PATH,
-        // where conda or pyenv may come first. This login's PATH starts with stand-ins: a
-        // `sudo` that answers like sudo without a NOPASSWD rule, and a `python3`. The line the
-        // workbench suggests must name the python3 sudo would run, never the login PATH's one.
-        // The PATH is set by the key's environment= option in authorized_keys (the fixture's
-        // sshd accepts PATH there), so only this test's logins see the stand-ins.
+        // `ptwb device setup` runs `sudo -S ... python3 -I -c <loader>` with the password as
+        // stdin's first line and the helper after it. This login's PATH starts with a stand-in
+        // `sudo` (set by the key's environment= option in authorized_keys, so only this test's
+        // logins see it) that records its argv and environment, checks the password on stdin,
+        // and runs the rest with the installer's paths under a temporary prefix (real sudo
+        // strips PTWB_SETUP_PREFIX; this machine's /usr and /etc are never touched).
         const QString bin = casePath(QStringLiteral("bin"));
-        QVERIFY(QDir().mkpath(bin));
-        const auto script = [&bin](const QString &name, const QByteArray &body) {
-            const QString path = bin + QLatin1Char('/') + name;
-            writeFile(path, "#!/bin/sh\n" + body);
-            QFile::setPermissions(path,
-                                  QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
-                                      QFile::ReadOther | QFile::ExeOther);
-        };
-        script(QStringLiteral("sudo"), "echo 'sudo: a password is required' >&2\nexit 1\n");
-        script(QStringLiteral("python3"), "echo 'not the python3 sudo runs' >&2\nexit 3\n");
+        const QString seen = casePath(QStringLiteral("seen"));
+        const QString prefix = casePath(QStringLiteral("device"));
+        QVERIFY(QDir().mkpath(bin) && QDir().mkpath(seen) && QDir().mkpath(prefix));
+        const QByteArray password = "correct horse $(battery) 'staple'";
+        writeFile(seen + QStringLiteral("/expected"), password + '\n');
+        const QString sudo = bin + QStringLiteral("/sudo");
+        writeFile(sudo,
+                  "#!/bin/sh\n"
+                  "seen='" + QFile::encodeName(seen) + "'\n"
+                  "printf '%s\\n' \"$@\" > \"$seen/argv\"\n"
+                  "env > \"$seen/env\"\n"
+                  "IFS= read -r pw\n"
+                  "if [ \"$pw\" != \"$(cat \"$seen/expected\")\" ]; then\n"
+                  "  echo 'Sorry, try again.' >&2; echo 'sudo: 1 incorrect password attempt' >&2\n"
+                  "  exit 1\n"
+                  "fi\n"
+                  "[ \"$1\" = -S ] && shift; [ \"$1\" = -p ] && shift 2\n"
+                  "SUDO_USER=nvidia PTWB_SETUP_PREFIX='" + QFile::encodeName(prefix) +
+                      "' exec \"$@\"\n");
+        QFile::setPermissions(sudo, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                        QFile::ReadOther | QFile::ExeOther);
         const QString key = m_sshd.makeKey(QStringLiteral("sudoer"));
         QVERIFY(!key.isEmpty());
-        m_sshd.authorize(key,
-                         "environment=\"PATH=" + QFile::encodeName(bin) +
-                             ":/usr/local/bin:/usr/bin:/bin\"");
-
-        Expected<SshLaunch> launch = SshLaunches::agent();
-        QVERIFY2(launch.ok(), qPrintable(launch.error()));
+        m_sshd.authorize(key, "environment=\"PATH=" + QFile::encodeName(bin) +
+                                  ":/usr/local/bin:/usr/bin:/bin\"");
         SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
         options.identityFiles = {key};
-        options.useSudo = true;
-        options.launch = *launch;
-        SshTransport transport(options);
-        QSignalSpy closed(&transport, &Transport::closed);
-        transport.open();
-        QVERIFY(QTest::qWaitFor([&] { return !closed.isEmpty(); }, 30000));
-        const QString reason = closed.first().at(0).toString();
 
-        // The sshd is this machine: the python3 sudo runs is the first in Debian's secure_path.
-        QString python = QStringLiteral("/usr/bin/python3");
-        for (const char *dir :
-             {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
-            const QString candidate = QLatin1String(dir) + QStringLiteral("/python3");
-            if (QFileInfo(candidate).isExecutable()) {
-                python = candidate;
-                break;
-            }
+        // A wrong password: sudo's complaint comes back, nothing is installed.
+        const Expected<HelperSetup::Report> refused = HelperSetup::run(options, "wrong");
+        QVERIFY2(refused, qPrintable(refused.error()));
+        QVERIFY(!refused->ok());
+        QVERIFY2(refused->sudoError.contains(QLatin1String("incorrect password")),
+                 qPrintable(refused->sudoError));
+        QVERIFY(!QFileInfo::exists(prefix + QStringLiteral("/usr")));
+
+        const Expected<HelperSetup::Report> report = HelperSetup::run(options, password);
+        QVERIFY2(report, qPrintable(report.error()));
+        QVERIFY2(report->ok(), qPrintable(report->lines.join(QLatin1Char('\n')) +
+                                          report->sudoError));
+        const Expected<QByteArray> source = HelperSetup::helperSource();
+        QVERIFY(source);
+        const QString helper = prefix + QStringLiteral("/usr/lib/powertrain-workbench/ptwb-helper");
+        QCOMPARE(readFile(helper), *source);
+        QCOMPARE(QFileInfo(helper).permissions() & (QFile::WriteGroup | QFile::WriteOther),
+                 QFileDevice::Permissions());
+        const QFileInfo state(prefix + QStringLiteral("/var/lib/powertrain-workbench"));
+        QVERIFY(state.isDir() && !state.isSymLink());
+        QCOMPARE(state.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
+                 QFileDevice::Permissions());
+        // The drop-in names exactly the installed helper, for the login user, and nothing else.
+        const QByteArray sudoers =
+            readFile(prefix + QStringLiteral("/etc/sudoers.d/powertrain-workbench"));
+        QStringList rules;
+        for (const QByteArray &line : sudoers.split('\n')) {
+            if (!line.trimmed().isEmpty() && !line.startsWith('#'))
+                rules.append(QString::fromUtf8(line));
         }
-        const QString agent = options.remoteCacheDir + QLatin1Char('/') +
-            QString::fromLatin1(QCryptographicHash::hash(readFile(launch->files.first().localPath),
-                                                         QCryptographicHash::Sha256)
-                                    .toHex()) +
-            QStringLiteral("/ptwb_agent.py");
-        const QString expected = QStringLiteral("%1 ALL=(root) NOPASSWD: %2 %3 --state-dir "
-                                                ".cache/powertrain-workbench/agent-state")
-                                     .arg(m_sshd.user(), python, agent);
-        QVERIFY2(
-            reason.contains(QLatin1String("sudo visudo -f /etc/sudoers.d/powertrain-workbench")),
-            qPrintable(reason));
-        QVERIFY2(reason.endsWith(QLatin1Char('\n') + expected),
-                 qPrintable(reason + QStringLiteral("\nexpected line: ") + expected));
-        QVERIFY2(!reason.contains(bin), qPrintable(reason));
+        QCOMPARE(rules, QStringList {QStringLiteral(
+                            "nvidia ALL=(root) NOPASSWD: /usr/lib/powertrain-workbench/ptwb-helper")});
+        QVERIFY(!QFileInfo::exists(prefix +
+                                   QStringLiteral("/etc/sudoers.d/powertrain-workbench.ptwb-new")));
+        QVERIFY2(report->lines.join(QLatin1Char('\n')).contains(QLatin1String("visudo -c: ok")),
+                 qPrintable(report->lines.join(QLatin1Char('\n'))));
+
+        // The password reached sudo's stdin only: not its arguments, not the environment, not
+        // what the setup reports.
+        const QByteArray argv = readFile(seen + QStringLiteral("/argv"));
+        QVERIFY(argv.startsWith("-S\n-p\n\n/usr/bin/python3\n-I\n-c\n"));
+        QVERIFY(!argv.contains("horse"));
+        QVERIFY(!readFile(seen + QStringLiteral("/env")).contains("horse"));
+        QVERIFY(!report->lines.join(QLatin1Char('\n')).contains(QLatin1String("horse")));
     }
 
     // --- upload -----------------------------------------------------------------------------

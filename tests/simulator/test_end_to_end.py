@@ -190,7 +190,7 @@ class EndToEndTest(unittest.TestCase):
         self.assertTrue(r["ok"], r)
         self.assertEqual(r["result"], {"mode": MODE, "token": token})
         self.assertLess(time.monotonic() - t0, 1.0, "confirmed after the deadline: too slow")
-        self.assertEqual(s1.wait(timeout=10), 0)  # process 1 ends once it sees the confirm
+        self.assertEqual(s1.wait(timeout=10), 0)  # process 1 ended with its connection
         self.assertNotIn("reverted", json.dumps(self._s1_lines(s1)))
         time.sleep(max(0.0, 2.0 - (time.monotonic() - t0)))
         r, _ = s2.request("get_mode")
@@ -202,15 +202,17 @@ class EndToEndTest(unittest.TestCase):
         s2 = self.start(speed=100)
         r, _ = s2.request("get_mode")
         self.assertEqual(r["result"]["mode"], MODE)   # verified, but never confirmed
+        # The agent that armed it ends with its connection: the revert is the helper's
+        # watchdog's (root on a device), which outlives every agent.
         self.assertEqual(s1.wait(timeout=10), 0)
-        self.assertGreaterEqual(time.monotonic() - t0, 0.9)
+        self.assertLess(time.monotonic() - t0, 0.9, "the arming agent waited for the deadline")
         time.sleep(max(0.0, 2.0 - (time.monotonic() - t0)))
         r, _ = s2.request("get_mode")
         self.assertEqual(r["result"]["mode"], previous)
         r, _ = s2.request("confirm", token=token)
         self.assertEqual(r["error"]["code"], "not_armed", r)
+        self.assertIn("restored the previous mode", r["error"]["message"])
         self.assertEqual(s2.close(), 0)
-        self.assertIn("restored", "".join(s1.stderr))
 
     def test_other_devices(self):
         for device in ("xavier-agx", "orin-nano"):

@@ -109,7 +109,7 @@ private Q_SLOTS:
             QVERIFY(dialog);
             QTRY_VERIFY(dialog->isVisible());
             dialog->setFields({QStringLiteral("lab orin"), QStringLiteral("orin.local"),
-                               QStringLiteral("2222"), QStringLiteral("nvidia"), key, true});
+                               QStringLiteral("2222"), QStringLiteral("nvidia"), key});
             dialog->accept();
             QCOMPARE(dialog->errorText(), QString());
             QCOMPARE(panel.entries().size(), before + 1);
@@ -117,7 +117,6 @@ private Q_SLOTS:
             QCOMPARE(added.name, QStringLiteral("lab orin"));
             QCOMPARE(added.target, QStringLiteral("ssh://nvidia@orin.local:2222"));
             QCOMPARE(added.keyFile, key);
-            QVERIFY(added.sudo);
             QCOMPARE(panel.currentEntry(), added);  // the new one is selected
             QVERIFY(panel.removeDeviceAction()->isEnabled());
         }
@@ -126,7 +125,6 @@ private Q_SLOTS:
             const DeviceEntry stored = panel.entries().last();
             QCOMPARE(stored.target, QStringLiteral("ssh://nvidia@orin.local:2222"));
             QCOMPARE(stored.keyFile, key);
-            QVERIFY(stored.sudo);
             // Not chosen yet: the simulated Orin is still the one preselected.
             QCOMPARE(panel.currentEntry().target, QStringLiteral("sim:orin-agx"));
 
@@ -198,11 +196,11 @@ private Q_SLOTS:
         QFETCH(QString, keyFile);
         QFETCH(QString, named);
         QVector<DeviceEntry> existing = DeviceList::builtinEntries();
-        existing.append({QStringLiteral("known"), QStringLiteral("ssh://nvidia@known"), {}, false});
+        existing.append({QStringLiteral("known"), QStringLiteral("ssh://nvidia@known"), {}});
         AddDeviceDialog dialog(existing);
         dialog.show();
         QSignalSpy accepted(&dialog, &QDialog::accepted);
-        dialog.setFields({QString(), host, port, user, keyFile, false});
+        dialog.setFields({QString(), host, port, user, keyFile});
         dialog.accept();
         QCOMPARE(accepted.count(), 0);
         QVERIFY(dialog.isVisible());
@@ -210,7 +208,7 @@ private Q_SLOTS:
                  qPrintable(dialog.errorText()));
         // Fixing the field lets it through.
         dialog.setFields({QString(), QStringLiteral("orin"), QStringLiteral("22"),
-                          QStringLiteral("nvidia"), QString(), false});
+                          QStringLiteral("nvidia"), QString()});
         dialog.accept();
         QCOMPARE(accepted.count(), 1);
         QCOMPARE(dialog.entry().target, QStringLiteral("ssh://nvidia@orin"));
@@ -222,7 +220,7 @@ private Q_SLOTS:
         // Only builds the transport: nothing connects to orin.local.
         Expected<Transport *> transport = deviceTransport(
             DeviceEntry {QStringLiteral("x"), QStringLiteral("ssh://nvidia@orin.local:2222"),
-                         QStringLiteral("/keys/id_lab"), true},
+                         QStringLiteral("/keys/id_lab")},
             nullptr);
         QVERIFY2(transport, qPrintable(transport.error()));
         std::unique_ptr<Transport> owned(*transport);
@@ -230,15 +228,13 @@ private Q_SLOTS:
         auto *ssh = qobject_cast<SshTransport *>(owned.get());
         QVERIFY(ssh);
         QCOMPARE(ssh->options().identityFiles.value(0), QStringLiteral("/keys/id_lab"));
-        QVERIFY(ssh->options().useSudo);
         QCOMPARE(ssh->options().port, 2222);
         QVERIFY(ssh->options().prompts);  // the dialogs, not the refusing default
         QVERIFY(!deviceTransport(DeviceEntry {QStringLiteral("x"),
-                                              QStringLiteral("ssh://nvidia@orin:99999"), QString(),
-                                              false},
+                                              QStringLiteral("ssh://nvidia@orin:99999"), QString()},
                                  nullptr));
         QVERIFY(!deviceTransport(
-            DeviceEntry {QStringLiteral("x"), QStringLiteral("sim:nonesuch"), QString(), false},
+            DeviceEntry {QStringLiteral("x"), QStringLiteral("sim:nonesuch"), QString()},
             nullptr));
     }
 

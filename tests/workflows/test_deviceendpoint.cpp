@@ -34,7 +34,6 @@ private Q_SLOTS:
     void anSshTargetCarriesItsOptionsToTheTransport()
     {
         ConnectionOptions options;
-        options.sudo = true;
         options.identityFiles = {QStringLiteral("/keys/id_lab")};
         options.knownHostsPath = QStringLiteral("/tmp/known");
         options.sshKind = QStringLiteral("xavier-agx");
@@ -55,7 +54,6 @@ private Q_SLOTS:
         QCOMPARE(sshTransport->options().port, 2222);
         QCOMPARE(sshTransport->options().identityFiles.value(0), QStringLiteral("/keys/id_lab"));
         QCOMPARE(sshTransport->options().knownHostsPath, QStringLiteral("/tmp/known"));
-        QVERIFY(sshTransport->options().useSudo);
     }
 
     void aRealDeviceWithoutANameIsStoredUnderItsKind()
