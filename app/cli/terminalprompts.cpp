@@ -52,7 +52,7 @@ std::optional<QString> readAnswer(const QString &question, bool echo)
 std::optional<QString> askSecret(const QString &question)
 {
     const QMutexLocker lock(&terminal);
-    return ask(question, false);
+    return readAnswer(question, false);
 }
 
 bool TerminalPrompts::acceptUnknownHost(const QString &host, int port, const QString &keyType,
