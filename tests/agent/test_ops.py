@@ -353,8 +353,8 @@ class TextStreamTest(unittest.TestCase):
             files = faketree.FakeKernel(tmp)
             inp = io.StringIO('{"id": 1, "op": "get_mode"}\nnope\n{"id": 2, "op": "hello"}')
             out = io.StringIO()
-            rc = A.main(["--root", "/nonexistent", "--state-dir", faketree.state_dir(tmp)],
-                        stdin=inp, stdout=out, files=files)
+            rc = A.main(["--root", "/nonexistent"], stdin=inp, stdout=out, files=files,
+                        helper=faketree.FakeHelper(files).agent_side)
             self.assertEqual(rc, 0)
             lines = [json.loads(x) for x in out.getvalue().splitlines()]
             # the bad line is answered by the reader at once, get_mode by the worker
