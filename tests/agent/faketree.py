@@ -193,6 +193,11 @@ def make_state_dir(root):
     return path
 
 
+def read_mode(root):
+    """The mode the fake tree in root is at, as the helper reads it back."""
+    return ptwb_helper.Clocks(ptwb_helper.KernelFiles(root)).get_mode()
+
+
 def write_boot_id(root, boot_id):
     _w(root, "proc/sys/kernel/random/boot_id", boot_id + "\n")
 
