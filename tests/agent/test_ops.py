@@ -134,7 +134,8 @@ class ApplyTest(AgentTestCase):
         del self.files.writes[:]
         self.ok("apply_mode", mode=MAXN)
         gpu = [w for w in self.files.writes if w[0].startswith(GPU)]
-        self.assertEqual(gpu, [(GPU + "/max_freq", "1300500000"), (GPU + "/min_freq", "1300500000")])
+        self.assertEqual(gpu, [(GPU + "/max_freq", "1300500000"),
+                               (GPU + "/min_freq", "1300500000")])
         # lower only the CPU, then raise it
         del self.files.writes[:]
         self.ok("apply_mode", mode=dict(MAXN, cpu_khz=115200))
@@ -317,10 +318,12 @@ class MalformedTest(AgentTestCase):
             ("sample_power", {"interval_ms": 100, "count": 1.0}, "bad_field", "count"),
             ("profile", {}, "bad_field", "workload"),
             ("profile", {"workload": "resnet18"}, "bad_field", "workload"),
-            ("profile", {"workload": {"kind": "shell", "argv": ["x"]}}, "bad_field", "workload.kind"),
+            ("profile", {"workload": {"kind": "shell", "argv": ["x"]}}, "bad_field",
+             "workload.kind"),
             ("profile", {"workload": {"kind": "command", "argv": "python3 x.py"}}, "bad_field",
              "workload.argv"),
-            ("profile", {"workload": {"kind": "command", "argv": []}}, "bad_field", "workload.argv"),
+            ("profile", {"workload": {"kind": "command", "argv": []}}, "bad_field",
+             "workload.argv"),
             ("profile", {"workload": {"kind": "command", "argv": ["x"], "cwd": 3}}, "bad_field",
              "workload.cwd"),
             ("profile", {"workload": {"kind": "builtin", "name": "vgg", "batch_size": 16}},

@@ -2,6 +2,7 @@
 (fakehelper.py, as --helper-command): random bytes on stdin, the watchdog's revert after the
 agent exited, workloads dying with the agent."""
 
+import importlib.util
 import json
 import os
 import random
@@ -117,16 +118,8 @@ class ProcessTest(unittest.TestCase):
 
     def test_builtin_workload(self):
         """The agent re-runs itself with --run-builtin; without PyTorch that fails cleanly."""
-        try:
-            import torch  # noqa: F401
-            have_torch = True
-        except ImportError:
-            have_torch = False
-        try:
-            import torchvision  # noqa: F401
-            have_torchvision = True
-        except ImportError:
-            have_torchvision = False
+        have_torch = importlib.util.find_spec("torch") is not None
+        have_torchvision = importlib.util.find_spec("torchvision") is not None
         p = self._agent("--time-scale", "10")
         try:
             # ResNet-18 runs with PyTorch alone (built here when torchvision is missing).
