@@ -198,15 +198,20 @@ class RevertTest(AgentTestCase):
         self.ok("apply_mode", mode=LOW)
         ev = self.h.next_line(5.0)
         self.assertEqual(ev, {"id": arm_id, "event": "reverted", "mode": MAXN})
+        # the helper's watchdog restored it; the agent only told this connection
+        self.assertEqual(self.h.helper.watch_result(r["token"])["result"]["state"], "reverted")
+        self.assertEqual(self.h.helper.status(r["token"]), "reverted")
         r, _ = self.ok("get_mode")
         self.assertEqual(r["mode"], MAXN)
         self.err("confirm", "not_armed")
 
     def test_confirm_keeps_mode(self):
-        self.ok("arm_revert", seconds=4)   # 0.2 s real
+        arm, _ = self.ok("arm_revert", seconds=4)   # 0.2 s real
         self.ok("apply_mode", mode=LOW)
         r, _ = self.ok("confirm")
         self.assertEqual(r["mode"], LOW)
+        # the confirm ended the helper's watchdog without a revert
+        self.assertEqual(self.h.helper.watch_result(arm["token"])["result"]["state"], "done")
         n = len(self.files.writes)
         time.sleep(0.4)
         self.assertEqual(len(self.files.writes), n)
