@@ -141,7 +141,10 @@ def validate_mode(obj, tables=None, name="mode"):
         raise OpError("bad_field", "%s: expected an object, got %s" % (name, _type_name(m)))
     out = {}
     for f in MODE_FIELDS:
-        out[f] = req_int(m, f, "%s.%s" % (name, f), lo=1, hi=10 ** 12)
+        # Given the tables, a whole number outside them (0, 13 cores) is no_such_mode with the
+        # nearest allowed values (docs/device-protocol.md), not bad_field.
+        out[f] = req_int(m, f, "%s.%s" % (name, f), lo=None if tables else 1,
+                         hi=None if tables else 10 ** 12)
     if tables is not None:
         ptwb_helper.check_in_tables(out, tables, name)
     return out
@@ -965,6 +968,10 @@ class Agent(object):
         return {"rebooting": True, "boot_id": result.get("boot_id", boot)}
 
     def op_apply_mode(self, rid, req):
+        if self._tables is None:
+            # A connection that sent no hello or get_mode yet: read the tables, so that a value
+            # outside them is no_such_mode naming the nearest allowed ones, as after hello.
+            self._read_clocks()
         mode = validate_mode(req, self._tables)
         result = self.helper.call("apply", *[mode[f] for f in MODE_FIELDS])
         return {"mode": result.get("mode"), "previous": result.get("previous")}

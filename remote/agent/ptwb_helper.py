@@ -68,9 +68,10 @@ OVERDUE_GRACE_S = 2.0              # past this, any helper call performs a rever
 MAX_ARM_S = 3600
 REBOOT_TIMEOUT_S = 60.0
 
-TOKEN_RE = re.compile(r"^[0-9a-f]{32}$")
-BOOT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,64}$")
-INT_RE = re.compile(r"^[0-9]{1,12}$")
+# \Z, not $: `$` also matches before a trailing newline, which would let "4\n" through as 4
+TOKEN_RE = re.compile(r"^[0-9a-f]{32}\Z")
+BOOT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,64}\Z")
+INT_RE = re.compile(r"^[0-9]{1,12}\Z")
 
 
 def log(msg):
@@ -755,7 +756,8 @@ def parse(argv):
     lo, hi = counts[verb]
     if not lo <= len(args) <= hi:
         raise UsageError("%s takes %s argument%s, got %d" % (
-            verb, lo if lo == hi else "%d or %d" % (lo, hi), "" if hi == 1 else "s", len(args)))
+            verb, lo if lo == hi else "%d or %d" % (lo, hi), "" if lo == hi == 1 else "s",
+            len(args)))  # "0 or 1 arguments", "1 argument"
     if verb == "apply":
         mode = {}
         for f, text in zip(MODE_FIELDS, args):
@@ -986,6 +988,6 @@ def install(source, layout=None, user=None, out=None):
 if __name__ == "ptwb_setup":
     # Run by the setup step as `sudo -S python3 -I -c <loader> setup`, the loader having read
     # this file's bytes from stdin into PTWB_SOURCE (globals given to exec).
-    sys.exit(install(PTWB_SOURCE))  # noqa: F821
+    sys.exit(install(globals()["PTWB_SOURCE"]))  # looked up so that pyflakes sees no undefined name
 elif __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ if AGENT_DIR not in sys.path:
     sys.path.insert(0, AGENT_DIR)
 
 import ptwb_agent  # noqa: E402
+import ptwb_helper  # noqa: E402
 
 CPU_KHZ = [115200, 192000, 268800, 345600, 422400, 499200, 576000, 652800, 729600, 806400,
            883200, 960000, 1036800, 1113600, 1190400, 1267200, 1344000, 1420800, 1497600,
@@ -177,17 +178,111 @@ class FakeKernel(ptwb_agent.KernelFiles):
 
 
 def state_dir(root):
-    """The agent state directory the tests use for the fake device in root."""
-    return os.path.join(root, ".agent-state")
+    """The helper's state directory for the fake device in root (the device's
+    /var/lib/powertrain-workbench)."""
+    return os.path.join(root, ".helper-state")
+
+
+def make_state_dir(root):
+    """Creates state_dir(root) as StateDir demands: a real directory, owned by this process's
+    euid (the helper's owner_uid in the tests), mode 0700. Returns its path."""
+    path = state_dir(root)
+    if not os.path.isdir(path):
+        os.mkdir(path, 0o700)
+    os.chmod(path, 0o700)
+    return path
+
+
+def read_mode(root):
+    """The mode the fake tree in root is at, as the helper reads it back."""
+    return ptwb_helper.Clocks(ptwb_helper.KernelFiles(root)).get_mode()
+
+
+def write_boot_id(root, boot_id):
+    _w(root, "proc/sys/kernel/random/boot_id", boot_id + "\n")
+
+
+class FakeHelper(object):
+    """The root helper of the fake device, run in this process: a ptwb_helper.Config over `files`
+    whose watchdog (`watch TOKEN`) is a daemon thread and whose reboot is recorded.
+
+    watch=False: arm starts no watchdog (as if it had been killed). reboot: a callable run as
+    the device's reboot (default: record it and give the tree a new boot id, back at MAXN), or
+    None: the helper cannot reboot."""
+
+    DEFAULT = object()
+
+    def __init__(self, files, time_scale=1.0, watch=True, reboot=DEFAULT):
+        self.files = files
+        self.watches = []   # (token, thread, result dict filled when it ends)
+        self.reboots = []   # boot ids rebooted
+        self.calls = []     # every argv the agent asked of the helper
+        if reboot is FakeHelper.DEFAULT:
+            reboot = self.reboot
+        self.config = ptwb_helper.Config(files, make_state_dir(files.root), os.geteuid(),
+                                         time_scale, spawn_watch=self.spawn_watch if watch
+                                         else None, reboot=reboot)
+        helper = self
+
+        class Recording(ptwb_agent.HelperInProcess):
+            def call(self, *args):
+                helper.calls.append([str(a) for a in args])
+                return ptwb_agent.HelperInProcess.call(self, *args)
+
+        self.agent_side = Recording(self.config)
+
+    def spawn_watch(self, token):
+        result = {}
+
+        def run():
+            result["status"], result["reply"] = ptwb_helper.run(["watch", token], self.config)
+
+        t = threading.Thread(target=run, name="fake-watch-" + token[:6])
+        t.daemon = True
+        self.watches.append((token, t, result))
+        t.start()
+
+    def watch_result(self, token, timeout=10.0):
+        """The reply of the watchdog started for token, once it ended (AssertionError if it has
+        not ended within timeout)."""
+        for tok, t, result in self.watches:
+            if tok == token:
+                t.join(timeout)
+                if t.is_alive():
+                    raise AssertionError("the watchdog of %s still runs" % token)
+                return result["reply"]
+        raise AssertionError("no watchdog was started for %s" % token)
+
+    def reboot(self):
+        """A device reboot: a new boot id, and the kernel's default mode (MAXN) again."""
+        old = self.files.read(BOOT_ID_FILE)
+        self.reboots.append(old)
+        build_orin_agx(self.files.root)
+        write_boot_id(self.files.root, "%08d-0000-4000-8000-000000000000" % len(self.reboots))
+
+    def status(self, token):
+        """`status TOKEN` as any later session would ask it."""
+        return ptwb_agent.HelperInProcess(self.config).call("status", token)["state"]
+
+
+BOOT_ID_FILE = "proc/sys/kernel/random/boot_id"
+
+
+def scale_of(args):
+    args = list(args or [])
+    if "--time-scale" in args:
+        return float(args[args.index("--time-scale") + 1])
+    return 1.0
 
 
 class AgentHarness(object):
     """Runs ptwb_agent.main() in a thread against `files`, over a real pipe for stdin."""
 
-    def __init__(self, files, args=None, reply_write_delay=0.0):
+    def __init__(self, files, args=None, reply_write_delay=0.0, helper=None, on_reboot=None):
         """reply_write_delay: seconds the agent's stdout write of a reply line takes after the
         line has been delivered (like a slow pipe); it widens any race between the agent
-        writing a reply and its bookkeeping after that."""
+        writing a reply and its bookkeeping after that. helper: a FakeHelper (default: one at
+        the agent's --time-scale over files); on_reboot: passed to main()."""
         import json
         import queue
         import time
@@ -214,12 +309,12 @@ class AgentHarness(object):
 
         self.exit_code = None
         argv = ["--root", files.root] + list(args or [])
-        if "--state-dir" not in argv:
-            # one state directory per fake device (never the user's default one)
-            argv += ["--state-dir", state_dir(files.root)]
+        # the helper's deadlines run at the agent's time scale (as the simulator's do)
+        self.helper = helper if helper is not None else FakeHelper(files, scale_of(args))
 
         def run():
-            self.exit_code = ptwb_agent.main(argv, stdin=self._in_r, stdout=Out(), files=files)
+            self.exit_code = ptwb_agent.main(argv, stdin=self._in_r, stdout=Out(), files=files,
+                                             helper=self.helper.agent_side, on_reboot=on_reboot)
 
         self.thread = threading.Thread(target=run)
         self.thread.daemon = True

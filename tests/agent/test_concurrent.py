@@ -71,7 +71,8 @@ class TimeSlicerTest(unittest.TestCase):
             # n per cycle (the first cycle is 1/rate shorter: at most one fewer)
             self.assertIn(len(s.train_ms), (n * s.batches, n * s.batches - 1), (rate, b))
             summary = s.summary()
-            self.assertAlmostEqual(summary["train_per_s"], n * rate / b, delta=0.01 * n * rate / b + 0.02)
+            self.assertAlmostEqual(summary["train_per_s"], n * rate / b,
+                                   delta=0.01 * n * rate / b + 0.02)
             # the first request of a batch waits (b-1)/rate, then the inference
             worst = ((b - 1) / rate + t_infer / 1000.0) * 1000.0
             self.assertAlmostEqual(summary["latency_ms"]["max"], worst, places=3)
@@ -203,7 +204,8 @@ class ConcurrentOpTest(AgentTestCase):
         runner = os.path.join(self.tmp, "runner.py")
         self.h = faketree.AgentHarness(self.files, [
             "--time-scale", "50", "--workload-runner",
-            json.dumps([sys.executable, runner, self.argfile, "--train-ms", "100,100,100,300,100"])])
+            json.dumps([sys.executable, runner, self.argfile, "--train-ms",
+                        "100,100,100,300,100"])])
         r, _ = self.ok("run_concurrent", train=TRAIN, infer=INFER, arrival_rate=10, duration_s=20)
         self.assertGreater(r["overruns"], 0)
         self.assertGreater(r["max_overrun_ms"], 0.0)

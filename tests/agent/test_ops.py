@@ -134,7 +134,8 @@ class ApplyTest(AgentTestCase):
         del self.files.writes[:]
         self.ok("apply_mode", mode=MAXN)
         gpu = [w for w in self.files.writes if w[0].startswith(GPU)]
-        self.assertEqual(gpu, [(GPU + "/max_freq", "1300500000"), (GPU + "/min_freq", "1300500000")])
+        self.assertEqual(gpu, [(GPU + "/max_freq", "1300500000"),
+                               (GPU + "/min_freq", "1300500000")])
         # lower only the CPU, then raise it
         del self.files.writes[:]
         self.ok("apply_mode", mode=dict(MAXN, cpu_khz=115200))
@@ -197,15 +198,20 @@ class RevertTest(AgentTestCase):
         self.ok("apply_mode", mode=LOW)
         ev = self.h.next_line(5.0)
         self.assertEqual(ev, {"id": arm_id, "event": "reverted", "mode": MAXN})
+        # the helper's watchdog restored it; the agent only told this connection
+        self.assertEqual(self.h.helper.watch_result(r["token"])["result"]["state"], "reverted")
+        self.assertEqual(self.h.helper.status(r["token"]), "reverted")
         r, _ = self.ok("get_mode")
         self.assertEqual(r["mode"], MAXN)
         self.err("confirm", "not_armed")
 
     def test_confirm_keeps_mode(self):
-        self.ok("arm_revert", seconds=4)   # 0.2 s real
+        arm, _ = self.ok("arm_revert", seconds=4)   # 0.2 s real
         self.ok("apply_mode", mode=LOW)
         r, _ = self.ok("confirm")
         self.assertEqual(r["mode"], LOW)
+        # the confirm ended the helper's watchdog without a revert
+        self.assertEqual(self.h.helper.watch_result(arm["token"])["result"]["state"], "done")
         n = len(self.files.writes)
         time.sleep(0.4)
         self.assertEqual(len(self.files.writes), n)
@@ -317,10 +323,12 @@ class MalformedTest(AgentTestCase):
             ("sample_power", {"interval_ms": 100, "count": 1.0}, "bad_field", "count"),
             ("profile", {}, "bad_field", "workload"),
             ("profile", {"workload": "resnet18"}, "bad_field", "workload"),
-            ("profile", {"workload": {"kind": "shell", "argv": ["x"]}}, "bad_field", "workload.kind"),
+            ("profile", {"workload": {"kind": "shell", "argv": ["x"]}}, "bad_field",
+             "workload.kind"),
             ("profile", {"workload": {"kind": "command", "argv": "python3 x.py"}}, "bad_field",
              "workload.argv"),
-            ("profile", {"workload": {"kind": "command", "argv": []}}, "bad_field", "workload.argv"),
+            ("profile", {"workload": {"kind": "command", "argv": []}}, "bad_field",
+             "workload.argv"),
             ("profile", {"workload": {"kind": "command", "argv": ["x"], "cwd": 3}}, "bad_field",
              "workload.cwd"),
             ("profile", {"workload": {"kind": "builtin", "name": "vgg", "batch_size": 16}},
@@ -353,8 +361,8 @@ class TextStreamTest(unittest.TestCase):
             files = faketree.FakeKernel(tmp)
             inp = io.StringIO('{"id": 1, "op": "get_mode"}\nnope\n{"id": 2, "op": "hello"}')
             out = io.StringIO()
-            rc = A.main(["--root", "/nonexistent", "--state-dir", faketree.state_dir(tmp)],
-                        stdin=inp, stdout=out, files=files)
+            rc = A.main(["--root", "/nonexistent"], stdin=inp, stdout=out, files=files,
+                        helper=faketree.FakeHelper(files).agent_side)
             self.assertEqual(rc, 0)
             lines = [json.loads(x) for x in out.getvalue().splitlines()]
             # the bad line is answered by the reader at once, get_mode by the worker

@@ -1,5 +1,8 @@
-"""The agent as a separate process: random bytes on stdin, revert after stdin closes."""
+"""The agent as a separate process, with the fake device's helper as processes too
+(fakehelper.py, as --helper-command): random bytes on stdin, the watchdog's revert after the
+agent exited, workloads dying with the agent."""
 
+import importlib.util
 import json
 import os
 import random
@@ -11,6 +14,7 @@ import time
 import unittest
 
 import faketree
+import fakehelper
 from faketree import MAXN
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,8 +45,8 @@ class ProcessTest(unittest.TestCase):
         junk += b"x" * (1024 * 1024 + 10) + b"\n"   # a line over 1 MiB
         junk += b"\x00\x01\x02\r\n"
         junk += b'{"id": "h", "op": "hello"}\n'
-        p = subprocess.run([sys.executable, AGENT, "--root", self.tmp,
-                            "--state-dir", faketree.state_dir(self.tmp)], input=bytes(junk),
+        p = subprocess.run([sys.executable, AGENT, "--root", self.tmp, "--helper-command",
+                            json.dumps(fakehelper.prefix(self.tmp, 1.0))], input=bytes(junk),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         lines = [json.loads(x) for x in p.stdout.decode("ascii").splitlines()]
@@ -51,6 +55,8 @@ class ProcessTest(unittest.TestCase):
         self.assertEqual(len(hello), 1)
         self.assertTrue(hello[0]["ok"])
         self.assertEqual(hello[0]["result"]["device"], "orin-agx")
+        self.assertEqual(hello[0]["result"]["helper"]["state"], "ok")
+        self.assertEqual(hello[0]["result"]["mode"], MAXN)
         others = [x for x in lines if x.get("id") != "h"]
         for x in others:
             self.assertIs(x["ok"], False)
@@ -58,8 +64,9 @@ class ProcessTest(unittest.TestCase):
         self.assertIn("longer than 1 MiB", json.dumps(others))
 
     def _agent(self, *args):
-        return subprocess.Popen([sys.executable, "-c", LAUNCH, self.tmp, "--state-dir",
-                                 faketree.state_dir(self.tmp)] + list(args),
+        scale = args[args.index("--time-scale") + 1] if "--time-scale" in args else 1.0
+        return subprocess.Popen([sys.executable, "-c", LAUNCH, self.tmp, "--helper-command",
+                                 json.dumps(fakehelper.prefix(self.tmp, scale))] + list(args),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
 
@@ -72,29 +79,37 @@ class ProcessTest(unittest.TestCase):
                 return ln
 
     def _mode(self):
-        files = faketree.FakeKernel(self.tmp)
-        import ptwb_agent
-        return ptwb_agent.Device(files).get_mode()
+        return faketree.read_mode(self.tmp)
 
-    def test_revert_after_stdin_closes(self):
+    def _wait_mode(self, want, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._mode() == want:
+                return time.monotonic()
+            time.sleep(0.02)
+        self.fail("the mode is still %r, not %r, after %s s" % (self._mode(), want, timeout))
+
+    def test_agent_exits_at_eof_and_the_watchdog_reverts_at_the_deadline(self):
         p = self._agent("--time-scale", "10")
         try:
-            r = self._req(p, {"id": 1, "op": "arm_revert", "seconds": 5})   # 0.5 s real
+            self.assertTrue(self._req(p, {"id": 0, "op": "get_mode"})["ok"])   # started
+            t0 = time.monotonic()   # the deadline is later than t0 + 2 s
+            r = self._req(p, {"id": 1, "op": "arm_revert", "seconds": 20})   # 2 s real
             self.assertTrue(r["ok"], r)
-            t0 = time.monotonic()
             r = self._req(p, {"id": 2, "op": "apply_mode", "mode": LOW})
             self.assertTrue(r["ok"], r)
             import signal
             p.send_signal(signal.SIGHUP)   # what sshd does when the connection drops
             p.stdin.close()
-            time.sleep(0.1)
-            self.assertIsNone(p.poll(), "agent exited before the revert deadline")
+            # the agent no longer stays for the revert: the root helper's watchdog does it
+            self.assertEqual(p.wait(timeout=10), 0)
+            self.assertLess(time.monotonic() - t0, 1.5, "the agent waited for the deadline")
             self.assertEqual(self._mode(), LOW)
-            rc = p.wait(timeout=20)
-            self.assertEqual(rc, 0)
-            self.assertGreaterEqual(time.monotonic() - t0, 0.4)
-            self.assertEqual(self._mode(), MAXN)
-            self.assertIn(b"restored", p.stderr.read())
+            t1 = self._wait_mode(MAXN, 10.0)
+            self.assertGreaterEqual(t1 - t0, 1.9)
+            with open(fakehelper.calls_file(self.tmp)) as f:
+                verbs = [json.loads(line)[0] for line in f]
+            self.assertIn("watch", verbs)
         finally:
             if p.poll() is None:
                 p.kill()
@@ -104,16 +119,8 @@ class ProcessTest(unittest.TestCase):
 
     def test_builtin_workload(self):
         """The agent re-runs itself with --run-builtin; without PyTorch that fails cleanly."""
-        try:
-            import torch  # noqa: F401
-            have_torch = True
-        except ImportError:
-            have_torch = False
-        try:
-            import torchvision  # noqa: F401
-            have_torchvision = True
-        except ImportError:
-            have_torchvision = False
+        have_torch = importlib.util.find_spec("torch") is not None
+        have_torchvision = importlib.util.find_spec("torchvision") is not None
         p = self._agent("--time-scale", "10")
         try:
             # ResNet-18 runs with PyTorch alone (built here when torchvision is missing).

@@ -5,6 +5,7 @@ import os
 import sys
 import textwrap
 
+import faketree
 from test_ops import AgentTestCase
 
 WORKLOAD = textwrap.dedent("""\
@@ -175,7 +176,8 @@ class ProfileTest(AgentTestCase):
     def test_stop_profile_and_busy(self):
         wl = self.script("wl.py", WORKLOAD)
         self.h.send({"id": "p", "op": "profile",
-                     "workload": {"kind": "command", "argv": [sys.executable, wl, "100000", "0.05"]}})
+                     "workload": {"kind": "command",
+                                  "argv": [sys.executable, wl, "100000", "0.05"]}})
         while True:
             ln = self.h.next_line()
             if ln.get("event") == "minibatch":
@@ -211,3 +213,47 @@ class RunnerTest(AgentTestCase):
         self.assertEqual([e["ms"] for e in mbs], [100.0 + i for i in range(12)])
         self.assertEqual(r["minibatches"] + r["discarded"], 12)
         self.assertIn("settled", r)
+
+
+# Writes the uids it runs with, then trains.
+WHOAMI = textwrap.dedent("""\
+    import json, os, sys
+    with open(sys.argv[1], "w") as f:
+        json.dump({"uid": os.getuid(), "euid": os.geteuid()}, f)
+    n = int(sys.argv[sys.argv.index("--minibatches") + 1]) if "--minibatches" in sys.argv else 4
+    for i in range(n):
+        print("PTWB_MINIBATCH %d" % (100 + i), flush=True)
+""")
+
+
+class WorkloadUserTest(AgentTestCase):
+    """Workloads run as the login user, the agent's own: never through the root helper."""
+
+    def setUp(self):
+        AgentTestCase.setUp(self)
+        self.h.close()
+        self.report = os.path.join(self.tmp, "uids.json")
+        self.script = os.path.join(self.tmp, "whoami.py")
+        with open(self.script, "w") as f:
+            f.write(WHOAMI)
+        self.h = faketree.AgentHarness(self.files, [
+            "--time-scale", "50", "--workload-runner",
+            json.dumps([sys.executable, self.script, self.report])])
+
+    def check(self):
+        with open(self.report) as f:
+            self.assertEqual(json.load(f), {"uid": os.getuid(), "euid": os.geteuid()})
+        calls = self.h.helper.calls
+        self.assertTrue(calls)
+        self.assertEqual(set(c[0] for c in calls), {"read"}, calls)   # the mode, nothing else
+        self.assertNotIn(self.script, json.dumps(calls))
+
+    def test_a_command_workload_runs_as_the_agent(self):
+        self.ok("profile", workload={"kind": "command", "argv": [
+            sys.executable, self.script, self.report]}, minibatches=4)
+        self.check()
+
+    def test_a_builtin_workload_runs_as_the_agent(self):
+        self.ok("profile", workload={"kind": "builtin", "name": "resnet18", "batch_size": 2},
+                minibatches=4)
+        self.check()

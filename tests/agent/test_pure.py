@@ -1,10 +1,12 @@
-"""Pure functions of the agent: settling, clean-window selection, statistics, parsers."""
+"""Pure functions of the agent (settling, clean-window selection, statistics, parsers) and of the
+helper (cpu lists, nearest allowed values, snapping readings to the tables)."""
 
 import math
 import unittest
 
 import faketree
 import ptwb_agent as A
+from ptwb_helper import nearest_allowed, parse_cpu_list, snap
 
 
 IDLE_W = 18.0
@@ -187,13 +189,13 @@ class ParserTest(unittest.TestCase):
             self.assertIsNone(A.parse_minibatch_line(bad), bad)
 
     def test_cpu_list(self):
-        self.assertEqual(A.parse_cpu_list("0-3,6,8-9\n"), [0, 1, 2, 3, 6, 8, 9])
-        self.assertEqual(A.parse_cpu_list("0"), [0])
+        self.assertEqual(parse_cpu_list("0-3,6,8-9\n"), [0, 1, 2, 3, 6, 8, 9])
+        self.assertEqual(parse_cpu_list("0"), [0])
 
     def test_nearest_allowed(self):
-        self.assertEqual(A.nearest_allowed(faketree.GPU_HZ, 1300000000), [1224000000, 1300500000])
-        self.assertEqual(A.nearest_allowed(faketree.GPU_HZ, 5), [306000000, 408000000])
-        self.assertEqual(A.nearest_allowed(faketree.GPU_HZ, 2000000000), [1300500000])
+        self.assertEqual(nearest_allowed(faketree.GPU_HZ, 1300000000), [1224000000, 1300500000])
+        self.assertEqual(nearest_allowed(faketree.GPU_HZ, 5), [306000000, 408000000])
+        self.assertEqual(nearest_allowed(faketree.GPU_HZ, 2000000000), [1300500000])
 
     def test_nvpmodel(self):
         tables = {"cores": list(range(1, 13)), "cpu_khz": faketree.CPU_KHZ,
@@ -216,8 +218,8 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(A.parse_l4t("# R35 (release), REVISION: 4.1, GCID: 1"), "35.4.1")
 
     def test_snap(self):
-        self.assertEqual(A.snap(2188000, faketree.CPU_KHZ), 2188800)
-        self.assertEqual(A.snap(1032750000, faketree.GPU_HZ), 1032750000)
+        self.assertEqual(snap(2188000, faketree.CPU_KHZ), 2188800)
+        self.assertEqual(snap(1032750000, faketree.GPU_HZ), 1032750000)
 
 
 if __name__ == "__main__":
