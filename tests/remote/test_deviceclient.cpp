@@ -172,8 +172,9 @@ private Q_SLOTS:
         auto client = connectSimulator();
         QVERIFY(client);
         const QString before = client->info().mode.toCanonical();
-        // 5 device seconds at speed 100: 50 ms of wall time.
-        DeviceCall *arm = client->armRevert(5);
+        // 300 device seconds at speed 100: 3 s of wall time, ample for the apply to arrive
+        // first (each goes through a helper process, as through sudo on a device).
+        DeviceCall *arm = client->armRevert(300);
         QSignalSpy reverted(client.get(), &DeviceClient::unsolicitedEvent);
         QVERIFY(awaitReply(arm).ok);
         QVERIFY(awaitReply(client->applyMode(orinMode(2, 3, 1, 0))).ok);
@@ -185,12 +186,12 @@ private Q_SLOTS:
                 ->toCanonical(),
             before);
 
-        // Confirmed in time (200 device seconds: 2 s of wall time): the mode stays.
-        QVERIFY(awaitReply(client->armRevert(200)).ok);
+        // Confirmed in time (400 device seconds: 4 s of wall time): the mode stays.
+        QVERIFY(awaitReply(client->armRevert(400)).ok);
         QVERIFY(awaitReply(client->applyMode(orinMode(2, 3, 1, 0))).ok);
         const DeviceReply confirmed = awaitReply(client->confirm());
         QVERIFY2(confirmed.ok, qPrintable(confirmed.error.text()));
-        QTest::qWait(2500);  // past the deadline
+        QTest::qWait(4500);  // past the deadline
         const DeviceReply kept = awaitReply(client->getMode());
         QCOMPARE(modeFromJson(kept.result.value(QLatin1String("mode")).toObject(),
                               QStringLiteral("mode"))

@@ -733,11 +733,22 @@ private Q_SLOTS:
         options.launch = *launch;
         SshTransport transport(options);
 
-        const QByteArray content = readFile(launch->files.first().localPath);
-        const QString sha = QString::fromLatin1(
-            QCryptographicHash::hash(content, QCryptographicHash::Sha256).toHex());
-        const QString uploaded =
-            options.remoteCacheDir + QLatin1Char('/') + sha + QStringLiteral("/ptwb_agent.py");
+        // The agent and its helper, in one directory named after both: the SHA-256 of
+        // "name\0sha256hex\n" lines (docs/ssh.md), so a change to either uploads both afresh.
+        QCOMPARE(launch->files.size(), 2);
+        QList<QByteArray> contents;
+        QCryptographicHash bundle(QCryptographicHash::Sha256);
+        for (const SshLaunch::File &file : std::as_const(launch->files)) {
+            contents.append(readFile(file.localPath));
+            QVERIFY(!contents.constLast().isEmpty());
+            bundle.addData(file.name.toUtf8() + '\0' +
+                           QCryptographicHash::hash(contents.constLast(),
+                                                    QCryptographicHash::Sha256)
+                               .toHex() +
+                           '\n');
+        }
+        const QString directory = options.remoteCacheDir + QLatin1Char('/') +
+            QString::fromLatin1(bundle.result().toHex()) + QLatin1Char('/');
 
         QSignalSpy opened(&transport, &Transport::opened);
         QSignalSpy closed(&transport, &Transport::closed);
@@ -750,18 +761,21 @@ private Q_SLOTS:
                 "never opened");
             QVERIFY2(transport.isOpen(),
                      qPrintable(closed.isEmpty() ? QString() : closed.last().at(0).toString()));
-            QCOMPARE(readFile(uploaded), content);
-            QCOMPARE(QFileInfo(uploaded).permissions() &
-                         (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
-                     QFile::Permissions());
+            for (qsizetype i = 0; i < contents.size(); ++i) {
+                const QString uploaded = directory + launch->files.at(i).name;
+                QCOMPARE(readFile(uploaded), contents.at(i));
+                QCOMPARE(QFileInfo(uploaded).permissions() &
+                             (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
+                         QFile::Permissions());
+            }
             const QStringList messages = [&] {
                 QStringList all;
                 for (const QList<QVariant> &entry : std::as_const(log))
                     all << entry.at(0).toString();
                 return all;
             }();
-            const QString expected = round == 0 ? QStringLiteral("1 file(s) uploaded, 0 already")
-                                                : QStringLiteral("0 file(s) uploaded, 1 already");
+            const QString expected = round == 0 ? QStringLiteral("2 file(s) uploaded, 0 already")
+                                                : QStringLiteral("0 file(s) uploaded, 2 already");
             QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected),
                      qPrintable(messages.join(QLatin1Char('\n'))));
             log.clear();
