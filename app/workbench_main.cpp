@@ -141,8 +141,7 @@ int main(int argc, char *argv[])
     window.show();
     session.open(dbPath);
     if (targetText != QLatin1String("offline")) {
-        const ptwb::Status connected =
-            window.connectDevice(entryFor(targetText));
+        const ptwb::Status connected = window.connectDevice(entryFor(targetText));
         if (!connected) {
             std::fprintf(stderr, "--target: %s\n", qPrintable(connected.error()));
             return 2;

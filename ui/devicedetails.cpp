@@ -56,6 +56,7 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     , m_l4t(valueLabel(QStringLiteral("deviceL4t"), this))
     , m_bootId(valueLabel(QStringLiteral("deviceBootId"), this))
     , m_agent(valueLabel(QStringLiteral("deviceAgent"), this))
+    , m_helper(valueLabel(QStringLiteral("deviceHelper"), this))
     , m_modeCanonical(valueLabel(QStringLiteral("deviceModeCanonical"), this))
     , m_modeShort(valueLabel(QStringLiteral("deviceModeShort"), this))
     , m_thermal(valueLabel(QStringLiteral("deviceThermal"), this))
@@ -117,6 +118,8 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     form->addRow(tr("L4T release:"), m_l4t);
     form->addRow(tr("Boot id:"), m_bootId);
     form->addRow(tr("Agent:"), m_agent);
+    form->addRow(tr("Privileged helper:"), m_helper);
+    m_helper->setWordWrap(true);
     auto *modeRow = new QHBoxLayout;
     modeRow->addWidget(m_modeCanonical);
     modeRow->addWidget(m_modeShort);
@@ -212,6 +215,15 @@ void DeviceDetailsView::showInfo(const DeviceInfo &info)
     m_l4t->setText(info.l4t.isEmpty() ? tr("unknown") : info.l4t);
     m_bootId->setText(info.bootId);
     m_agent->setText(info.agentVersion);
+    // The helper is what changes clocks: without it the device can be looked at, not changed.
+    m_helper->setText(
+        info.helperUsable()
+            ? (info.simulated ? tr("simulated: the real helper, run as you "
+                                   "against the simulated kernel")
+                              : tr("installed and checked (owner, mode, content)"))
+            : tr("%1 (Set up in the device list installs it)").arg(info.helperMessage));
+    m_helper->setStyleSheet(info.helperUsable() ? QString()
+                                                : QStringLiteral("QLabel { color: #d03b3b; }"));
     m_thermal->setText(info.hottestZone.isEmpty()
                            ? tr("no thermal zone reads")
                            : tr("%1 °C (%2)").arg(info.hottestC, 0, 'f', 1).arg(info.hottestZone));
@@ -227,7 +239,7 @@ void DeviceDetailsView::showMode(const PowerMode &mode)
 void DeviceDetailsView::clearInfo()
 {
     const QString none = QStringLiteral("—");
-    for (QLabel *label : {m_model, m_l4t, m_bootId, m_agent, m_modeCanonical, m_thermal})
+    for (QLabel *label : {m_model, m_l4t, m_bootId, m_agent, m_helper, m_modeCanonical, m_thermal})
         label->setText(none);
     m_modeShort->clear();
 }

@@ -20,8 +20,9 @@ class DeviceMonitor;
 class Sparkline;
 
 // The connected device at a glance: connection state (with the reason when it is gone and a
-// Reconnect button), model, L4T release, boot id, agent, the current mode in both notations, and
-// a live power sparkline. Shows what the DeviceClient reports; polls only while visible.
+// Reconnect button), model, L4T release, boot id, agent, its privileged helper, the current mode
+// in both notations, and a live power sparkline. Shows what the DeviceClient reports; polls only
+// while visible.
 class DeviceDetailsView : public QWidget
 {
     Q_OBJECT
@@ -69,6 +70,7 @@ private:
     QLabel *m_l4t;
     QLabel *m_bootId;
     QLabel *m_agent;
+    QLabel *m_helper;
     QLabel *m_modeCanonical;
     QLabel *m_modeShort;
     QLabel *m_thermal;

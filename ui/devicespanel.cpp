@@ -3,6 +3,8 @@
 #include "adddevicedialog.h"
 #include "deviceclient.h"
 #include "devicedetails.h"
+#include "devicesetupdialog.h"
+#include "devicetransports.h"
 
 #include <QAction>
 #include <QApplication>
@@ -123,13 +125,19 @@ DevicesPanel::DevicesPanel(QWidget *parent)
     m_connectAction->setShortcuts(
         {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     m_connectAction->setToolTip(tr("Connect to the selected device (Ctrl+Enter, or double-click)"));
-    for (QAction *action : {m_addAction, m_removeAction, m_connectAction}) {
+    m_setupAction = new QAction(tr("Set &up…"), this);
+    m_setupAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+    m_setupAction->setToolTip(tr("Install the workbench's privileged helper on the selected "
+                                 "Jetson, once, with your sudo password (Ctrl+Shift+U); the "
+                                 "simulated ones need none"));
+    for (QAction *action : {m_addAction, m_removeAction, m_setupAction, m_connectAction}) {
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         QWidget::addAction(action);
     }
     connect(m_addAction, &QAction::triggered, this, &DevicesPanel::addDevice);
     connect(m_removeAction, &QAction::triggered, this, &DevicesPanel::removeCurrent);
     connect(m_connectAction, &QAction::triggered, this, &DevicesPanel::connectCurrent);
+    connect(m_setupAction, &QAction::triggered, this, &DevicesPanel::setupCurrent);
     connect(m_list, &QListWidget::itemActivated, this, &DevicesPanel::connectCurrent);
     connect(m_list, &QListWidget::currentRowChanged, this, &DevicesPanel::updateActions);
     // The details view follows the client's signals; the list's dot and Connect follow it.
@@ -146,6 +154,7 @@ DevicesPanel::DevicesPanel(QWidget *parent)
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(actionButton(m_addAction, this));
     buttons->addWidget(actionButton(m_removeAction, this));
+    buttons->addWidget(actionButton(m_setupAction, this));
     buttons->addStretch();
     m_connectButton = actionButton(m_connectAction, this);
     m_connectButton->setDefault(true);
@@ -195,9 +204,8 @@ void DevicesPanel::rebuildList(const QString &selectTarget)
 {
     m_list->clear();
     for (const DeviceEntry &entry : std::as_const(m_entries)) {
-        const QString detail = entry.simulated()
-            ? tr("%1 · simulated, built in").arg(entry.target)
-            : entry.target;
+        const QString detail =
+            entry.simulated() ? tr("%1 · simulated, built in").arg(entry.target) : entry.target;
         auto *item = new QListWidgetItem(entry.name, m_list);
         item->setData(kDetailRole, detail);
         item->setData(kTargetRole, entry.target);
@@ -284,6 +292,7 @@ void DevicesPanel::updateActions()
 {
     const DeviceEntry entry = currentEntry();
     m_removeAction->setEnabled(!entry.target.isEmpty() && !entry.simulated());
+    m_setupAction->setEnabled(!entry.target.isEmpty() && !entry.simulated());
     const bool alreadyConnected = m_client && m_client->isReady() && entry.target == m_activeTarget;
     m_connectAction->setEnabled(!entry.target.isEmpty() && !alreadyConnected);
     m_connectButton->setText(alreadyConnected ? tr("Connected") : tr("&Connect"));
@@ -332,6 +341,17 @@ void DevicesPanel::undoRemove()
     m_removedIndex = -1;
     m_undoText->hide();
     m_undoButton->hide();
+}
+
+void DevicesPanel::setupCurrent()
+{
+    const DeviceEntry entry = currentEntry();
+    if (entry.target.isEmpty() || entry.simulated())
+        return;
+    auto *dialog =
+        new DeviceSetupDialog(entry.target, entry.name, connectionOptions(entry, window()), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
 }
 
 void DevicesPanel::connectCurrent()

@@ -20,8 +20,8 @@ namespace ptwb::ui {
 class DeviceDetailsView;
 
 // The Devices panel: the list of devices (the simulated Jetsons first, AGX Orin preselected on
-// first run, then the real ones a person added), Add / Remove / Connect, and the details of the
-// connected device (DeviceDetailsView). It does not make connections: Connect emits
+// first run, then the real ones a person added), Add / Remove / Set up / Connect, and the details
+// of the connected device (DeviceDetailsView). It does not make connections: Connect emits
 // deviceChosen(entry); the owner builds the transport (deviceTransport(entry, window)) and the
 // DeviceClient, and hands the client back with setClient().
 class DevicesPanel : public QWidget
@@ -45,6 +45,7 @@ public:
     QAction *addDeviceAction() const { return m_addAction; }
     QAction *removeDeviceAction() const { return m_removeAction; }
     QAction *connectDeviceAction() const { return m_connectAction; }
+    QAction *setupDeviceAction() const { return m_setupAction; }
 
 public Q_SLOTS:
     // Opens the Add device dialog (window-modal, returns at once); an accepted entry is added,
@@ -53,6 +54,9 @@ public Q_SLOTS:
     // Removes the selected real device; "Undo" in the panel brings it back.
     void removeCurrent();
     void undoRemove();
+    // Opens the Set up dialog (DeviceSetupDialog, window-modal, returns at once) for the selected
+    // real device: installs its privileged helper.
+    void setupCurrent();
     // Emits deviceChosen() for the selected entry and remembers it as the current target.
     void connectCurrent();
 
@@ -80,6 +84,7 @@ private:
     QAction *m_addAction;
     QAction *m_removeAction;
     QAction *m_connectAction;
+    QAction *m_setupAction;
 };
 
 }  // namespace ptwb::ui

@@ -7,8 +7,8 @@
 
 namespace ptwb::ui {
 
-Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWidget *window,
-                                                   double simulatorSpeed)
+workflows::ConnectionOptions connectionOptions(const DeviceEntry &entry, QWidget *window,
+                                               double simulatorSpeed)
 {
     workflows::ConnectionOptions options;
     if (!entry.keyFile.isEmpty())
@@ -16,6 +16,13 @@ Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWi
     options.prompts = std::make_shared<DialogSshPrompts>(window);
     options.deviceName = entry.name;
     options.simulatorSpeed = simulatorSpeed;
+    return options;
+}
+
+Expected<workflows::DeviceEndpoint> deviceEndpoint(const DeviceEntry &entry, QWidget *window,
+                                                   double simulatorSpeed)
+{
+    const workflows::ConnectionOptions options = connectionOptions(entry, window, simulatorSpeed);
     Expected<workflows::DeviceEndpoint> endpoint = workflows::endpoint(entry.target, options);
     if (endpoint && !entry.name.isEmpty())
         endpoint->name = entry.name;  // what the person calls it, in the views and dialogs

@@ -67,8 +67,7 @@ int DeviceCommand::run(const QCommandLineParser &parser, Output &output) const
     options.sshConfigPath = parser.value(QStringLiteral("ssh-config"));
     options.prompts =
         std::make_shared<TerminalPrompts>(parser.isSet(QStringLiteral("accept-new-host-key")));
-    const Expected<HelperSetup::Report> report =
-        workflows::setupHelper(target, options, *password);
+    const Expected<HelperSetup::Report> report = workflows::setupHelper(target, options, *password);
     password->fill('\0');
     if (!report)
         return output.fail(report);
@@ -83,9 +82,8 @@ int DeviceCommand::run(const QCommandLineParser &parser, Output &output) const
     }
     if (!report->ok()) {
         const QString why = !report->sudoError.isEmpty() ? report->sudoError
-            : !report->lines.isEmpty()                  ? report->lines.constLast()
-                                                        : QStringLiteral("exit status %1")
-                                                          .arg(report->exitStatus);
+            : !report->lines.isEmpty()                   ? report->lines.constLast()
+                                       : QStringLiteral("exit status %1").arg(report->exitStatus);
         return output.fail(QStringLiteral("device setup on %1 failed: %2").arg(target, why),
                            ErrorKind::Failed);
     }

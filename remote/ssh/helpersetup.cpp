@@ -48,15 +48,16 @@ Expected<QByteArray> helperSource()
         return passOn<Expected<QByteArray>>(directory);
     QFile file(*directory + QStringLiteral("/agent/ptwb_helper.py"));
     if (!file.open(QIODevice::ReadOnly))
-        return Expected<QByteArray>::failure(
-            QStringLiteral("cannot read the helper %1: %2").arg(file.fileName(), file.errorString()));
+        return Expected<QByteArray>::failure(QStringLiteral("cannot read the helper %1: %2")
+                                                 .arg(file.fileName(), file.errorString()));
     return file.readAll();
 }
 
 Expected<Report> install(SshSession &session, const QByteArray &password, const QByteArray &source)
 {
     if (password.contains('\n') || password.contains('\r'))
-        return Expected<Report>::failure(QStringLiteral("the password cannot contain a line break"));
+        return Expected<Report>::failure(
+            QStringLiteral("the password cannot contain a line break"));
     QByteArray input = password + '\n' + source;
     Expected<SshSession::RunResult> ran = session.run(commandLine(), kSetupTimeoutMs, input);
     input.fill('\0');

@@ -31,8 +31,7 @@ QByteArray commandLine();
 // This workbench's helper (remote/agent/ptwb_helper.py of this installation).
 Expected<QByteArray> helperSource();
 // On a connected session. The password is not kept past the call.
-Expected<Report> install(SshSession &session, const QByteArray &password,
-                         const QByteArray &source);
+Expected<Report> install(SshSession &session, const QByteArray &password, const QByteArray &source);
 // Connects with `options` (host-key check, authentication, prompts), installs, disconnects.
 Expected<Report> run(const SshOptions &options, const QByteArray &password);
 

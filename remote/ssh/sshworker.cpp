@@ -88,8 +88,7 @@ void SshWorker::startSteps(quint64 generation, const SshOptions &options)
         m_argv << token.replace(QLatin1String("{dir}"), directory);
     if (m_argv.isEmpty())
         return teardown(QStringLiteral("nothing to run on %1").arg(m_session->target()));
-    if (Status started = m_session->exec(ShellQuote::join(m_argv));
-        !started)
+    if (Status started = m_session->exec(ShellQuote::join(m_argv)); !started)
         return teardown(started.error());
 
     m_notifier = new QSocketNotifier(ssh_get_fd(m_session->handle()), QSocketNotifier::Read, this);

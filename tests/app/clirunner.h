@@ -12,16 +12,22 @@ struct CliResult
     QString err;
 };
 
-// Runs `program` to the end (killed after `timeoutMs`) and collects what it printed.
+// Runs `program` to the end (killed after `timeoutMs`) and collects what it printed; `input` is
+// its standard input (then closed).
 inline CliResult
 runProgram(const QString &program, const QStringList &arguments, int timeoutMs,
-           const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+           const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
+           const QByteArray &input = {})
 {
     QProcess process;
     process.setProcessEnvironment(environment);
     process.setProgram(program);
     process.setArguments(arguments);
     process.start();
+    if (process.waitForStarted(timeoutMs)) {
+        process.write(input);
+        process.closeWriteChannel();
+    }
     CliResult result;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();

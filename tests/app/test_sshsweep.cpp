@@ -5,13 +5,17 @@
 #include "deviceclient.h"
 #include "remote/awaitreply.h"
 #include "remote/sshdfixture.h"
+#include "remote/standinsudo.h"
 #include "sshlaunch.h"
 #include "sshtransport.h"
 #include "storequery.h"
 
+#include <QDirIterator>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -139,6 +143,75 @@ private Q_SLOTS:
         QVERIFY(config.open(QIODevice::WriteOnly));  // empty: the user's own stays out of it
         QString error;
         QVERIFY2(m_sshd.start(&error), qPrintable(error));
+    }
+
+    void deviceSetupKeepsThePasswordOutOfEverythingButSudosStdin()
+    {
+        // `ptwb device setup --password-stdin` against the loopback sshd, whose stand-in sudo
+        // installs under a temporary prefix (tests/remote/standinsudo.h). The password must
+        // reach sudo's stdin and nothing else: not sudo's argv or environment, not what ptwb
+        // prints, not any file ptwb writes (its data, config, cache and state directories are
+        // all under `root` here), not the server's log.
+        const QByteArray password =
+            "lab-secret-" + QByteArray::number(QRandomGenerator::global()->generate64());
+        const QString root = fresh(QStringLiteral("setup"));
+        StandInSudo sudo(root + QStringLiteral("/sudo"), password);
+        QString error;
+        QVERIFY2(sudo.install(m_sshd, &error), qPrintable(error));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        for (const char *name :
+             {"XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"})
+            environment.insert(QLatin1String(name), root + QLatin1Char('/') + QLatin1String(name));
+        const QStringList arguments {QStringLiteral("device"),
+                                     QStringLiteral("setup"),
+                                     QStringLiteral("--target"),
+                                     target(),
+                                     QStringLiteral("--identity"),
+                                     sudo.key(),
+                                     QStringLiteral("--known-hosts"),
+                                     m_dir.filePath(QStringLiteral("known_hosts")),
+                                     QStringLiteral("--ssh-config"),
+                                     m_dir.filePath(QStringLiteral("ssh_config")),
+                                     QStringLiteral("--accept-new-host-key"),
+                                     QStringLiteral("--password-stdin"),
+                                     QStringLiteral("--json")};
+
+        // A wrong password: refused with sudo's words, nothing installed.
+        const CliResult wrong =
+            runProgram(QStringLiteral(PTWB_CLI), arguments, 60000, environment, "not-it\n");
+        QVERIFY2(wrong.exitCode != 0, qPrintable(wrong.out));
+        QVERIFY2(wrong.err.contains(QLatin1String("incorrect password")), qPrintable(wrong.err));
+        QVERIFY(!QFileInfo::exists(sudo.helperPath()));
+
+        const CliResult r =
+            runProgram(QStringLiteral(PTWB_CLI), arguments, 60000, environment, password + '\n');
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        const QJsonObject reply = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY2(reply.value(QLatin1String("ok")).toBool(), qPrintable(r.out));
+        QVERIFY2(reply.value(QLatin1String("steps"))
+                         .toArray()
+                         .contains(QLatin1String("visudo -c: ok")) ||
+                     r.out.contains(QLatin1String("visudo -c: ok")),
+                 qPrintable(r.out));
+        QVERIFY(QFileInfo(sudo.helperPath()).isFile());
+
+        QVERIFY(!sudo.seenArguments().isEmpty());
+        QVERIFY(!sudo.seenArguments().contains(password));
+        QVERIFY(!sudo.seenEnvironment().contains(password));
+        QVERIFY(!r.out.toUtf8().contains(password) && !r.err.toUtf8().contains(password));
+        QVERIFY(!m_sshd.log().toUtf8().contains(password));
+        int files = 0;
+        for (QDirIterator it(root, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+             it.hasNext();) {
+            const QString path = it.next();
+            if (path.endsWith(QLatin1String("/seen/expected")))
+                continue;  // the stand-in's own copy, to check stdin against
+            QFile file(path);
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
+            QVERIFY2(!file.readAll().contains(password), qPrintable(path));
+            ++files;
+        }
+        QVERIFY(files >= 4);  // the helper, the sudoers drop-in, what sudo saw, the key
     }
 
     void thirtyModesOverSsh()

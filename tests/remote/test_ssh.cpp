@@ -8,6 +8,7 @@
 #include "modes/devicespec.h"
 #include "remote/awaitreply.h"
 #include "remote/sshdfixture.h"
+#include "remote/standinsudo.h"
 #include "shellquote.h"
 #include "simulatorlauncher.h"
 #include "sshlaunch.h"
@@ -639,39 +640,14 @@ private Q_SLOTS:
     void deviceSetupSendsThePasswordOnStdinAndInstallsRootOwnedPieces()
     {
         // `ptwb device setup` runs `sudo -S ... python3 -I -c <loader>` with the password as
-        // stdin's first line and the helper after it. This login's PATH starts with a stand-in
-        // `sudo` (set by the key's environment= option in authorized_keys, so only this test's
-        // logins see it) that records its argv and environment, checks the password on stdin,
-        // and runs the rest with the installer's paths under a temporary prefix (real sudo
-        // strips PTWB_SETUP_PREFIX; this machine's /usr and /etc are never touched).
-        const QString bin = casePath(QStringLiteral("bin"));
-        const QString seen = casePath(QStringLiteral("seen"));
-        const QString prefix = casePath(QStringLiteral("device"));
-        QVERIFY(QDir().mkpath(bin) && QDir().mkpath(seen) && QDir().mkpath(prefix));
+        // stdin's first line and the helper after it; a stand-in sudo checks that
+        // (tests/remote/standinsudo.h) and installs under a temporary prefix.
         const QByteArray password = "correct horse $(battery) 'staple'";
-        writeFile(seen + QStringLiteral("/expected"), password + '\n');
-        const QString sudo = bin + QStringLiteral("/sudo");
-        writeFile(sudo,
-                  "#!/bin/sh\n"
-                  "seen='" + QFile::encodeName(seen) + "'\n"
-                  "printf '%s\\n' \"$@\" > \"$seen/argv\"\n"
-                  "env > \"$seen/env\"\n"
-                  "IFS= read -r pw\n"
-                  "if [ \"$pw\" != \"$(cat \"$seen/expected\")\" ]; then\n"
-                  "  echo 'Sorry, try again.' >&2; echo 'sudo: 1 incorrect password attempt' >&2\n"
-                  "  exit 1\n"
-                  "fi\n"
-                  "[ \"$1\" = -S ] && shift; [ \"$1\" = -p ] && shift 2\n"
-                  "SUDO_USER=nvidia PTWB_SETUP_PREFIX='" + QFile::encodeName(prefix) +
-                      "' exec \"$@\"\n");
-        QFile::setPermissions(sudo, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
-                                        QFile::ReadOther | QFile::ExeOther);
-        const QString key = m_sshd.makeKey(QStringLiteral("sudoer"));
-        QVERIFY(!key.isEmpty());
-        m_sshd.authorize(key, "environment=\"PATH=" + QFile::encodeName(bin) +
-                                  ":/usr/local/bin:/usr/bin:/bin\"");
+        StandInSudo sudo(casePath(QStringLiteral("sudo")), password);
+        QString error;
+        QVERIFY2(sudo.install(m_sshd, &error), qPrintable(error));
         SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
-        options.identityFiles = {key};
+        options.identityFiles = {sudo.key()};
 
         // A wrong password: sudo's complaint comes back, nothing is installed.
         const Expected<HelperSetup::Report> refused = HelperSetup::run(options, "wrong");
@@ -679,43 +655,42 @@ private Q_SLOTS:
         QVERIFY(!refused->ok());
         QVERIFY2(refused->sudoError.contains(QLatin1String("incorrect password")),
                  qPrintable(refused->sudoError));
-        QVERIFY(!QFileInfo::exists(prefix + QStringLiteral("/usr")));
+        QVERIFY(!QFileInfo::exists(sudo.helperPath()));
 
         const Expected<HelperSetup::Report> report = HelperSetup::run(options, password);
         QVERIFY2(report, qPrintable(report.error()));
-        QVERIFY2(report->ok(), qPrintable(report->lines.join(QLatin1Char('\n')) +
-                                          report->sudoError));
+        QVERIFY2(report->ok(),
+                 qPrintable(report->lines.join(QLatin1Char('\n')) + report->sudoError));
         const Expected<QByteArray> source = HelperSetup::helperSource();
         QVERIFY(source);
-        const QString helper = prefix + QStringLiteral("/usr/lib/powertrain-workbench/ptwb-helper");
+        const QString helper = sudo.helperPath();
         QCOMPARE(readFile(helper), *source);
         QCOMPARE(QFileInfo(helper).permissions() & (QFile::WriteGroup | QFile::WriteOther),
                  QFileDevice::Permissions());
-        const QFileInfo state(prefix + QStringLiteral("/var/lib/powertrain-workbench"));
+        const QFileInfo state(sudo.stateDirectory());
         QVERIFY(state.isDir() && !state.isSymLink());
         QCOMPARE(state.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther),
                  QFileDevice::Permissions());
         // The drop-in names exactly the installed helper, for the login user, and nothing else.
-        const QByteArray sudoers =
-            readFile(prefix + QStringLiteral("/etc/sudoers.d/powertrain-workbench"));
+        const QByteArray sudoers = sudo.sudoers();
         QStringList rules;
         for (const QByteArray &line : sudoers.split('\n')) {
             if (!line.trimmed().isEmpty() && !line.startsWith('#'))
                 rules.append(QString::fromUtf8(line));
         }
-        QCOMPARE(rules, QStringList {QStringLiteral(
-                            "nvidia ALL=(root) NOPASSWD: /usr/lib/powertrain-workbench/ptwb-helper")});
-        QVERIFY(!QFileInfo::exists(prefix +
-                                   QStringLiteral("/etc/sudoers.d/powertrain-workbench.ptwb-new")));
+        QCOMPARE(rules,
+                 QStringList {QStringLiteral(
+                     "nvidia ALL=(root) NOPASSWD: /usr/lib/powertrain-workbench/ptwb-helper")});
+        QVERIFY(!QFileInfo::exists(sudo.sudoersPath() + QStringLiteral(".ptwb-new")));
         QVERIFY2(report->lines.join(QLatin1Char('\n')).contains(QLatin1String("visudo -c: ok")),
                  qPrintable(report->lines.join(QLatin1Char('\n'))));
 
         // The password reached sudo's stdin only: not its arguments, not the environment, not
         // what the setup reports.
-        const QByteArray argv = readFile(seen + QStringLiteral("/argv"));
+        const QByteArray argv = sudo.seenArguments();
         QVERIFY(argv.startsWith("-S\n-p\n\n/usr/bin/python3\n-I\n-c\n"));
         QVERIFY(!argv.contains("horse"));
-        QVERIFY(!readFile(seen + QStringLiteral("/env")).contains("horse"));
+        QVERIFY(!sudo.seenEnvironment().contains("horse"));
         QVERIFY(!report->lines.join(QLatin1Char('\n')).contains(QLatin1String("horse")));
     }
 
@@ -741,11 +716,10 @@ private Q_SLOTS:
         for (const SshLaunch::File &file : std::as_const(launch->files)) {
             contents.append(readFile(file.localPath));
             QVERIFY(!contents.constLast().isEmpty());
-            bundle.addData(file.name.toUtf8() + '\0' +
-                           QCryptographicHash::hash(contents.constLast(),
-                                                    QCryptographicHash::Sha256)
-                               .toHex() +
-                           '\n');
+            bundle.addData(
+                file.name.toUtf8() + '\0' +
+                QCryptographicHash::hash(contents.constLast(), QCryptographicHash::Sha256).toHex() +
+                '\n');
         }
         const QString directory = options.remoteCacheDir + QLatin1Char('/') +
             QString::fromLatin1(bundle.result().toHex()) + QLatin1Char('/');

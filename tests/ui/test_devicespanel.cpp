@@ -3,6 +3,7 @@
 #include "devicedetails.h"
 #include "devicelist.h"
 #include "devicemonitor.h"
+#include "devicesetupdialog.h"
 #include "devicespanel.h"
 #include "devicetransports.h"
 #include "localprocesstransport.h"
@@ -14,6 +15,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
@@ -87,8 +89,11 @@ private Q_SLOTS:
         QVERIFY(entries.first().simulated());
         QVERIFY(entries.first().name.contains(QLatin1String("Simulated")));
         QCOMPARE(panel.currentEntry().target, QStringLiteral("sim:orin-agx"));
-        // Built in: cannot be removed.
+        // Built in: cannot be removed, and its helper needs no setup.
         QVERIFY(!panel.removeDeviceAction()->isEnabled());
+        QVERIFY(!panel.setupDeviceAction()->isEnabled());
+        panel.setupCurrent();
+        QVERIFY(!panel.findChild<DeviceSetupDialog *>());
         panel.removeCurrent();
         QCOMPARE(panel.entries(), entries);
 
@@ -119,6 +124,18 @@ private Q_SLOTS:
             QCOMPARE(added.keyFile, key);
             QCOMPARE(panel.currentEntry(), added);  // the new one is selected
             QVERIFY(panel.removeDeviceAction()->isEnabled());
+
+            // Set up opens its dialog for this device, asking for the sudo password hidden.
+            QVERIFY(panel.setupDeviceAction()->isEnabled());
+            panel.setupDeviceAction()->trigger();
+            auto *setup = panel.findChild<DeviceSetupDialog *>();
+            QVERIFY(setup);
+            QTRY_VERIFY(setup->isVisible());
+            QVERIFY(setup->windowTitle().contains(QLatin1String("lab orin")));
+            QCOMPARE(setup->findChild<QLineEdit *>(QStringLiteral("sudoPassword"))->echoMode(),
+                     QLineEdit::Password);
+            QVERIFY(!setup->isRunning());
+            setup->reject();
         }
         {
             DevicesPanel panel;
@@ -230,12 +247,11 @@ private Q_SLOTS:
         QCOMPARE(ssh->options().identityFiles.value(0), QStringLiteral("/keys/id_lab"));
         QCOMPARE(ssh->options().port, 2222);
         QVERIFY(ssh->options().prompts);  // the dialogs, not the refusing default
-        QVERIFY(!deviceTransport(DeviceEntry {QStringLiteral("x"),
-                                              QStringLiteral("ssh://nvidia@orin:99999"), QString()},
-                                 nullptr));
         QVERIFY(!deviceTransport(
-            DeviceEntry {QStringLiteral("x"), QStringLiteral("sim:nonesuch"), QString()},
+            DeviceEntry {QStringLiteral("x"), QStringLiteral("ssh://nvidia@orin:99999"), QString()},
             nullptr));
+        QVERIFY(!deviceTransport(
+            DeviceEntry {QStringLiteral("x"), QStringLiteral("sim:nonesuch"), QString()}, nullptr));
     }
 
     void connectedSimulatorShowsModelModeAndPower()
@@ -260,6 +276,8 @@ private Q_SLOTS:
         QCOMPARE(labelText(*details, "deviceL4t"), info.l4t);
         QCOMPARE(labelText(*details, "deviceModeCanonical"), info.mode.toCanonical());
         QCOMPARE(labelText(*details, "deviceModeShort"), info.mode.toShort());
+        QVERIFY2(labelText(*details, "deviceHelper").startsWith(QLatin1String("simulated")),
+                 qPrintable(labelText(*details, "deviceHelper")));
         QVERIFY(!panel.connectDeviceAction()->isEnabled());  // already connected to it
 
         Sparkline *sparkline = details->sparkline();

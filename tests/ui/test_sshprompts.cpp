@@ -2,9 +2,11 @@
 // from an SSH worker thread, even for a transport a sweep's thread made, each dialog is built
 // on the GUI thread and shown with open(); the worker keeps running meanwhile, so closing the
 // device or the transport cancels a question still open.
+#include "devicesetupdialog.h"
 #include "dialogsshprompts.h"
 #include "hostkeycheck.h"
 #include "remote/sshdfixture.h"
+#include "remote/standinsudo.h"
 #include "sshanswerdialog.h"
 #include "sshcancel.h"
 #include "sshpromptwait.h"
@@ -17,8 +19,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -107,6 +111,66 @@ private Q_SLOTS:
         QVERIFY(m_case->isValid());
         // What a widget built off the GUI thread with the window as parent makes Qt say.
         QTest::failOnWarning(QRegularExpression(QStringLiteral("different thread")));
+    }
+
+    void deviceSetupDialogAsksTheHostKeyThenInstalls()
+    {
+        // The Devices view's Set up against the loopback sshd and a stand-in sudo
+        // (tests/remote/standinsudo.h): the host-key question comes up over the window while
+        // the setup runs off the GUI thread; a wrong password is reported in sudo's words, the
+        // right one installs; the field never keeps the password.
+        const QByteArray secret = "pa55 word $(x)";
+        StandInSudo sudo(m_case->filePath(QStringLiteral("sudo")), secret);
+        QString error;
+        QVERIFY2(sudo.install(m_sshd, &error), qPrintable(error));
+        QFile sshConfig(m_case->filePath(QStringLiteral("ssh_config")));
+        QVERIFY(sshConfig.open(QIODevice::WriteOnly));  // empty: the user's own stays out
+        sshConfig.close();
+
+        QWidget window;
+        window.show();
+        workflows::ConnectionOptions connection;
+        connection.identityFiles = {sudo.key()};
+        connection.knownHostsPath = knownHosts();
+        connection.sshConfigPath = sshConfig.fileName();
+        connection.prompts = std::make_shared<DialogSshPrompts>(&window);
+        const QString target =
+            QStringLiteral("ssh://%1@127.0.0.1:%2").arg(m_sshd.user()).arg(m_sshd.port());
+        DeviceSetupDialog dialog(target, QStringLiteral("lab orin"), connection, &window);
+        dialog.show();
+        QSignalSpy finished(&dialog, &DeviceSetupDialog::finished);
+        auto *password = dialog.findChild<QLineEdit *>(QStringLiteral("sudoPassword"));
+        auto *setUp = dialog.findChild<QPushButton *>(QStringLiteral("setUpButton"));
+        QVERIFY(password && setUp);
+        QCOMPARE(password->echoMode(), QLineEdit::Password);
+
+        setUp->click();  // no password yet: nothing starts
+        QVERIFY(!dialog.isRunning());
+
+        password->setText(QStringLiteral("wrong"));
+        setUp->click();
+        QVERIFY(dialog.isRunning());
+        QVERIFY(password->text().isEmpty());
+        QVERIFY(!setUp->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(hostKeyBox(window), 15000);
+        hostKeyBox(window)->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QVERIFY2(dialog.reportText().contains(QLatin1String("incorrect password")),
+                 qPrintable(dialog.reportText()));
+        QVERIFY(!QFileInfo::exists(sudo.helperPath()));
+        QVERIFY(setUp->isEnabled());
+
+        password->setText(QString::fromUtf8(secret));
+        setUp->click();  // the host is known now: no question
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);
+        QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(dialog.reportText()));
+        QVERIFY2(dialog.reportText().contains(QLatin1String("visudo -c: ok")),
+                 qPrintable(dialog.reportText()));
+        QVERIFY(!dialog.reportText().contains(QString::fromUtf8(secret)));
+        QVERIFY(QFileInfo(sudo.helperPath()).isFile());
+        QVERIFY(!sudo.seenArguments().contains(secret));
+        QVERIFY(password->text().isEmpty());
     }
 
     void sweepThreadsQuestionIsBuiltOnTheGuiThreadAndCancellable()
