@@ -15,6 +15,7 @@
 #include "concurrentverifydialog.h"
 #include "concurrentverifytable.h"
 #include "deviceconnection.h"
+#include "devicesetupdialog.h"
 #include "devicespanel.h"
 #include "explorepanel.h"
 #include "firstrunguide.h"
@@ -29,6 +30,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
@@ -48,6 +50,7 @@ constexpr int kLossPointsShown = 60;  // of a reference model training live
 constexpr int kApplyCancelMs = 20000;  // an apply cancelled on the way out puts the mode back
 
 const QLatin1String kAddDevice("add-device");
+const QLatin1String kDeviceSetup("device-setup");
 const QLatin1String kApply("apply");
 const QLatin1String kExploreConcurrent("explore-concurrent");
 const QLatin1String kExploreBatch("explore-batch");
@@ -92,19 +95,20 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
 
 QStringList ScreenshotDirector::viewNames()
 {
-    return MainWindow::viewNames() << kAddDevice << kApply << kExploreConcurrent << kExploreBatch
-                                   << kCompareConcurrent << kVerifyConcurrent;
+    return MainWindow::viewNames() << kAddDevice << kDeviceSetup << kApply << kExploreConcurrent
+                                   << kExploreBatch << kCompareConcurrent << kVerifyConcurrent;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
-    return view == kAddDevice || view == kApply || view == kExploreConcurrent ||
-        view == kExploreBatch || view == kCompareConcurrent || view == kVerifyConcurrent;
+    return view == kAddDevice || view == kDeviceSetup || view == kApply ||
+        view == kExploreConcurrent || view == kExploreBatch || view == kCompareConcurrent ||
+        view == kVerifyConcurrent;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
 {
-    if (view == kAddDevice)
+    if (view == kAddDevice || view == kDeviceSetup)
         return MainWindow::View::Devices;
     if (view == kApply || view == kExploreConcurrent || view == kExploreBatch ||
         view == kVerifyConcurrent)
@@ -161,6 +165,8 @@ void ScreenshotDirector::onFirstRunDone()
         stageCompareConcurrent();
     else if (m_view == kAddDevice)
         stageAddDevice();
+    else if (m_view == kDeviceSetup)
+        stageDeviceSetup();
     else if (m_view == kApply)
         stageApply();
     else if (m_view == kExploreConcurrent)
@@ -407,6 +413,36 @@ void ScreenshotDirector::stageAddDevice()
     m_dialog = dialog;
     // Let the live power sparkline gather a few seconds, as in the Devices picture.
     QTimer::singleShot(4000, this, [this] { save(true); });
+}
+
+void ScreenshotDirector::stageDeviceSetup()
+{
+    // Devices > Set up… for the user guide's example device, the password typed (shown masked)
+    // and not yet sent: nothing connects anywhere.
+    DevicesPanel *devices = m_window->devices();
+    devices->addDevice();
+    auto *add = devices->findChild<AddDeviceDialog *>();
+    if (!add) {
+        save(false);
+        return;
+    }
+    DeviceFields fields;
+    fields.name = QStringLiteral("Lab Orin");
+    fields.host = QStringLiteral("orin.lab");
+    fields.port = QStringLiteral("22");
+    fields.user = QStringLiteral("nvidia");
+    add->setFields(fields);
+    add->accept();
+    devices->setupCurrent();
+    auto *dialog = devices->findChild<DeviceSetupDialog *>();
+    if (!dialog) {
+        save(false);
+        return;
+    }
+    if (auto *password = dialog->findChild<QLineEdit *>(QStringLiteral("sudoPassword")))
+        password->setText(QStringLiteral("example password"));
+    m_dialog = dialog;
+    QTimer::singleShot(kSettleMs, this, [this] { save(true); });
 }
 
 void ScreenshotDirector::stageApply()

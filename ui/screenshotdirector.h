@@ -50,6 +50,7 @@ private:
     void stageCompare();
     void stageCompareConcurrent();
     void stageAddDevice();
+    void stageDeviceSetup();
     void stageApply();
     void save(bool complete);
     void quit(bool ok);
