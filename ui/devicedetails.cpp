@@ -52,6 +52,7 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     , m_stateDot(new QLabel(QStringLiteral("●"), this))
     , m_stateText(valueLabel(QStringLiteral("deviceState"), this))
     , m_reconnect(new QPushButton(tr("Reco&nnect"), this))
+    , m_setupHelper(new QPushButton(tr("Set up &helper…"), this))
     , m_model(valueLabel(QStringLiteral("deviceModel"), this))
     , m_l4t(valueLabel(QStringLiteral("deviceL4t"), this))
     , m_bootId(valueLabel(QStringLiteral("deviceBootId"), this))
@@ -82,6 +83,12 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     m_reconnect->setObjectName(QStringLiteral("reconnect"));
     m_reconnect->setToolTip(tr("Start the device's agent again and ask who it is"));
     m_reconnect->hide();
+    m_setupHelper->setObjectName(QStringLiteral("setupHelper"));
+    m_setupHelper->setToolTip(tr("The device's privileged helper is missing, older than this "
+                                 "workbench's or not safe to run: install this one (asks for "
+                                 "your sudo password)"));
+    m_setupHelper->hide();
+    connect(m_setupHelper, &QPushButton::clicked, this, &DeviceDetailsView::setupRequested);
     connect(m_reconnect, &QPushButton::clicked, this, [this] {
         if (m_client)
             m_client->connectToDevice();
@@ -111,6 +118,7 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     stateRow->addWidget(m_stateDot, 0, Qt::AlignTop);
     stateRow->addWidget(m_stateText, 1);
     stateRow->addWidget(m_reconnect, 0, Qt::AlignTop);
+    stateRow->addWidget(m_setupHelper, 0, Qt::AlignTop);
 
     auto *form = new QFormLayout;
     form->setLabelAlignment(Qt::AlignRight);
@@ -202,6 +210,7 @@ void DeviceDetailsView::setState(State state, const QString &text)
     m_stateDot->setStyleSheet(
         QStringLiteral("QLabel { color: %1; }").arg(stateColour(state).name()));
     m_reconnect->setVisible(state == State::Disconnected && m_client);
+    updateSetupOffer();
     m_body->setEnabled(state == State::Connected);
     Q_EMIT stateChanged(state);
 }
@@ -228,6 +237,12 @@ void DeviceDetailsView::showInfo(const DeviceInfo &info)
                            ? tr("no thermal zone reads")
                            : tr("%1 °C (%2)").arg(info.hottestC, 0, 'f', 1).arg(info.hottestZone));
     showMode(info.mode);
+}
+
+void DeviceDetailsView::updateSetupOffer()
+{
+    m_setupHelper->setVisible(m_client && !m_client->helperProblem().isEmpty() &&
+                              !m_client->info().simulated);
 }
 
 void DeviceDetailsView::showMode(const PowerMode &mode)

@@ -46,6 +46,8 @@ public:
 
 Q_SIGNALS:
     void stateChanged(ptwb::ui::DeviceDetailsView::State state);
+    // "Set up helper…": the device's privileged helper is missing, outdated or unsafe.
+    void setupRequested();
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -56,6 +58,7 @@ private:
     void showInfo(const DeviceInfo &info);
     void showMode(const PowerMode &mode);
     void clearInfo();
+    void updateSetupOffer();
 
     QPointer<DeviceClient> m_client;
     DeviceMonitor *m_monitor;
@@ -66,6 +69,7 @@ private:
     QLabel *m_stateDot;
     QLabel *m_stateText;
     QPushButton *m_reconnect;
+    QPushButton *m_setupHelper;
     QLabel *m_model;
     QLabel *m_l4t;
     QLabel *m_bootId;

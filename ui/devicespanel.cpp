@@ -140,6 +140,10 @@ DevicesPanel::DevicesPanel(QWidget *parent)
     connect(m_setupAction, &QAction::triggered, this, &DevicesPanel::setupCurrent);
     connect(m_list, &QListWidget::itemActivated, this, &DevicesPanel::connectCurrent);
     connect(m_list, &QListWidget::currentRowChanged, this, &DevicesPanel::updateActions);
+    connect(m_details, &DeviceDetailsView::setupRequested, this, [this] {
+        if (setCurrentTarget(m_activeTarget))
+            setupCurrent();
+    });
     // The details view follows the client's signals; the list's dot and Connect follow it.
     connect(m_details, &DeviceDetailsView::stateChanged, this, [this] {
         updateStateIcons();

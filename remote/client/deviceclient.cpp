@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <utility>
+
 namespace ptwb {
 
 void DeviceCall::finish(DeviceReply reply)
@@ -38,6 +40,7 @@ void DeviceClient::connectToDevice()
     if (m_transport->isOpen())
         return;  // connected, or hello is on its way: ready() or disconnected() will follow
     m_ready = false;
+    m_closeReported = false;
     // One hello per open, even if an earlier open never came up.
     disconnect(m_helloOnOpen);
     Q_EMIT connecting();
@@ -48,12 +51,19 @@ void DeviceClient::connectToDevice()
             connect(hello, &DeviceCall::finished, this, [this](const DeviceReply &reply) {
                 if (!reply.ok && reply.error.code == QLatin1String("disconnected"))
                     return;  // already reported by handleClosed()
+                const QString helperState = reply.result.value(QLatin1String("helper"))
+                                                .toObject()
+                                                .value(QLatin1String("state"))
+                                                .toString()
+                                                .left(32);
+                m_helperProblem = helperState == QLatin1String("ok") ? QString() : helperState;
                 Expected<DeviceInfo> info = reply.ok
                     ? DeviceInfo::fromJson(reply.result)
                     : Expected<DeviceInfo>::failure(reply.error.text());
                 if (!info) {
                     // Not a device we can drive: say why, and let the transport go.
                     handleClosed(QStringLiteral("hello failed: %1").arg(info.error()));
+                    m_closeReported = true;  // the transport's own "closed" says less
                     m_transport->close();
                     return;
                 }
@@ -194,6 +204,8 @@ void DeviceClient::failCalls(const QString &reason)
 
 void DeviceClient::handleClosed(const QString &reason)
 {
+    if (std::exchange(m_closeReported, false))
+        return;
     m_ready = false;
     failCalls(reason);
     Q_EMIT disconnected(reason);

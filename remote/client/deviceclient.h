@@ -85,6 +85,10 @@ public:
     void disconnectFromDevice();
     bool isReady() const { return m_ready; }
     const DeviceInfo &info() const { return m_info; }
+    // The state of the device's privileged helper from the last hello when it cannot be used
+    // ("missing", "outdated", ...; docs/ssh.md), also when that hello failed because of it;
+    // empty when it can be used or no hello came.
+    QString helperProblem() const { return m_helperProblem; }
     Transport *transport() const { return m_transport; }
 
     DeviceCall *call(const QString &op, const QJsonObject &fields = {},
@@ -121,6 +125,8 @@ private:
     QHash<qint64, QPointer<DeviceCall>> m_calls;
     qint64 m_nextId = 1;
     bool m_ready = false;
+    QString m_helperProblem;
+    bool m_closeReported = false;  // a failed hello said why; the transport's close follows
     DeviceInfo m_info;
 };
 

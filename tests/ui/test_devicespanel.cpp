@@ -14,6 +14,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -308,6 +310,59 @@ private Q_SLOTS:
         QVERIFY(!details->monitor()->isPolling());
         details->monitor()->setSuspended(false);
         QVERIFY(details->monitor()->isPolling());
+    }
+
+    void outdatedHelperIsOfferedTheSetup()
+    {
+        // A device whose hello says its privileged helper is older than this workbench's (a
+        // stand-in agent that answers hello only; without the helper the tables are not whole):
+        // the details say why and offer Set up for the device the client was made for.
+        DevicesPanel panel;
+        panel.show();
+        panel.addDevice();
+        auto *add = panel.findChild<AddDeviceDialog *>();
+        QVERIFY(add);
+        add->setFields({QStringLiteral("lab orin"), QStringLiteral("orin.local"),
+                        QStringLiteral("22"), QStringLiteral("nvidia"), QString()});
+        add->accept();
+        panel.connectCurrent();
+        QVERIFY(panel.setCurrentTarget(QStringLiteral("sim:orin-agx")));  // another selected
+
+        const QString message =
+            QStringLiteral("the installed helper /usr/lib/powertrain-workbench/ptwb-helper is "
+                           "version 1; this workbench needs version 2: run `ptwb device setup` "
+                           "to update it");
+        const QString script =
+            QStringLiteral("import json, sys\n"
+                           "rid = json.loads(sys.stdin.readline())['id']\n"
+                           "print(json.dumps({'id': rid, 'ok': True, 'result': {"
+                           "'agent_version': '1.0.0', 'model': 'NVIDIA Jetson AGX Orin', "
+                           "'boot_id': 'b', 'device': 'orin-agx', 'tables': {}, "
+                           "'helper': {'state': 'outdated', 'message': %1}}}), flush=True)\n"
+                           "sys.stdin.read()\n")
+                .arg(QString::fromUtf8(
+                         QJsonDocument(QJsonArray {message}).toJson(QJsonDocument::Compact))
+                         .mid(1)
+                         .chopped(1));
+        DeviceClient client(new LocalProcessTransport(QStringLiteral("python3"),
+                                                      {QStringLiteral("-c"), script},
+                                                      QStringLiteral("stand-in agent")));
+        panel.setClient(&client);
+        client.connectToDevice();
+        DeviceDetailsView *details = panel.details();
+        QTRY_COMPARE_WITH_TIMEOUT(details->state(), DeviceDetailsView::State::Disconnected, 30000);
+        QVERIFY2(details->stateText().contains(QLatin1String("needs version 2")),
+                 qPrintable(details->stateText()));
+        QCOMPARE(client.helperProblem(), QStringLiteral("outdated"));
+        auto *offer = details->findChild<QPushButton *>(QStringLiteral("setupHelper"));
+        QVERIFY(offer);
+        QVERIFY(offer->isVisible());
+        offer->click();
+        auto *setup = panel.findChild<DeviceSetupDialog *>();
+        QVERIFY(setup);
+        QVERIFY(setup->windowTitle().contains(QLatin1String("lab orin")));
+        setup->reject();
+        panel.setClient(nullptr);
     }
 
     void disconnectionShowsTheReason()
