@@ -1165,8 +1165,9 @@ def install_boot_unit(layout, say, is_root):
 
 def install(source, layout=None, user=None, out=None):
     """Installs `source` (this file's bytes, as the workbench sent them) as INSTALL_PATH, creates
-    STATE_DIR, installs and enables BOOT_UNIT, and writes a sudoers drop-in that lets `user` (sudo's SUDO_USER) run exactly that
-    file, checked with `visudo -c` before it is put in place. Prints each step. Returns 0 or 1."""
+    STATE_DIR, installs and enables BOOT_UNIT, and writes a sudoers drop-in that lets `user`
+    (sudo's SUDO_USER) run exactly that file, checked with `visudo -c` before it is put in place.
+    Prints each step. Returns 0 or 1."""
     out = out or sys.stdout
     layout = layout or Layout(os.environ.get("PTWB_SETUP_PREFIX", ""))
     user = user if user is not None else os.environ.get("SUDO_USER", "")
