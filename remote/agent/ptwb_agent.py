@@ -42,7 +42,8 @@ THERMAL_DIR = "sys/class/thermal"
 
 STREAMING_OPS = ("sample_power", "profile", "run_concurrent")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
-           "sample_power", "profile", "run_concurrent", "stop", "reboot")
+           "sample_power", "profile", "run_concurrent", "stop", "reboot", "stage_mode",
+           "unstage")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
 REVERT_STATUS_POLL_S = 0.25  # wall seconds between looks at a revert past its deadline
@@ -898,7 +899,7 @@ class Agent(object):
             c = ptwb_helper.Clocks(d.f)
             tables = c.tables()
             clocks = {"tables": tables, "mode": c.read_mode(tables)[0],
-                      "mode_changes": c.mode_changes()}
+                      "mode_changes": c.mode_changes(), "revert": None, "staged": None}
         tables = clocks["tables"]
         presets = []
         try:
@@ -932,7 +933,30 @@ class Agent(object):
             "mode": clocks["mode"],
             "mode_changes": clocks["mode_changes"],
             "helper": helper,
+            "revert": self._adopt_revert(rid, clocks.get("revert")),
+            "staged": clocks.get("staged"),
         }
+
+    def _adopt_revert(self, rid, revert):
+        """hello's `revert`: the armed revert the helper reports (any connection's, or the one
+        the boot unit armed for an apply-by-reboot), or None. When this connection is not
+        already watching it, its `reverted` event comes with hello's id."""
+        if not isinstance(revert, dict) or not isinstance(revert.get("token"), str):
+            return None
+        left = revert.get("seconds_left")
+        left = float(left) if _is_number(left) else 0.0
+        with self.revert_lock:
+            if self.revert is not None and self.revert["token"] == revert["token"]:
+                return revert
+            if self.revert is not None:
+                self.revert["done"].set()
+            r = {"id": rid, "token": revert["token"], "done": threading.Event(),
+                 "deadline": time.monotonic() + self.clock.real(left)}
+            self.revert = r
+        t = threading.Thread(target=self._revert_notice, args=(r,), name="ptwb-revert")
+        t.daemon = True
+        t.start()
+        return revert
 
     def current_mode(self):
         """The mode from the helper, or as the login user can read it when the helper cannot
@@ -966,6 +990,41 @@ class Agent(object):
         result = self.helper.call("reboot", boot)
         self._after_reply = self.on_reboot
         return {"rebooting": True, "boot_id": result.get("boot_id", boot)}
+
+    def op_stage_mode(self, rid, req):
+        """Apply-by-reboot: the helper records the mode to apply after the next reboot (the
+        `reboot` op), with a revert to the current mode armed then for revert_after_s."""
+        clocks = self._read_clocks()
+        mode = validate_mode(req, self._tables)
+        seconds = req_number(req, "revert_after_s", "revert_after_s", lo=1, hi=3600)
+        whole = int(math.ceil(seconds))
+        if clocks.get("mode_changes") != "decreasing":
+            raise OpError("not_needed", "this device accepts any mode change without a reboot: "
+                          "use apply_mode (with arm_revert)")
+        current = clocks.get("mode") or {}
+        if all(_is_int(current.get(f)) and mode[f] <= current[f] for f in MODE_FIELDS):
+            raise OpError("not_needed", "the mode lowers or keeps every clock and the cores of "
+                          "the current one, so the device accepts it without a reboot: use "
+                          "apply_mode (with arm_revert)")
+        boot = self.dev.boot_id()
+        if boot is None or not ptwb_helper.BOOT_ID_RE.match(boot):
+            raise OpError("reboot_failed", "the device reports no boot id; cannot stage a mode "
+                          "for after a reboot")
+        result = self.helper.call("stage", *([mode[f] for f in MODE_FIELDS] + [whole, boot]))
+        token = result.get("token")
+        if not isinstance(token, str):
+            raise OpError("helper_failed", "the helper's stage reply has no token")
+        return {"token": token, "previous": result.get("previous"), "boot_id": boot,
+                "mode": mode, "revert_after_s": whole}
+
+    def op_unstage(self, rid, req):
+        token = req.get("token")
+        if not isinstance(token, str) or not ptwb_helper.TOKEN_RE.match(token):
+            raise OpError("bad_field", "token: expected the token stage_mode gave (32 hex "
+                          "digits), got %s" % ("nothing" if "token" not in req
+                                               else _type_name(token)))
+        result = self.helper.call("unstage", token)
+        return {"token": result.get("token", token), "unstaged": True}
 
     def op_apply_mode(self, rid, req):
         if self._tables is None:

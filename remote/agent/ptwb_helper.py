@@ -15,6 +15,12 @@ code) is accepted from the caller:
   status TOKEN                         armed | confirmed | reverted | other | missing
   reboot BOOT_ID                       reboot, if the device still runs that boot
   watch TOKEN                          (started by `arm`) restore the mode at the deadline
+  stage CORES CPU_KHZ GPU_HZ EMC_HZ SECONDS BOOT_ID
+                                       record a mode to apply after the next reboot, with a
+                                       revert armed for SECONDS (apply-by-reboot); no write
+  unstage TOKEN                        forget that staged mode (before the reboot)
+  boot                                 (run once per boot by powertrain-workbench-boot.service)
+                                       apply the staged mode and arm its revert
 
 One JSON object is printed on stdout: {"ok": true, "result": {...}} or {"ok": false, "error":
 {"code", "message", ...}}. Exit status 0, 1 (the operation failed) or 2 (not this interface).
@@ -42,12 +48,36 @@ try:
 except ImportError:  # not Linux: only the in-process test configurations run there
     fcntl = None
 
-HELPER_VERSION = 1
+HELPER_VERSION = 2
 
 INSTALL_DIR = "/usr/lib/powertrain-workbench"
 INSTALL_PATH = INSTALL_DIR + "/ptwb-helper"
 STATE_DIR = "/var/lib/powertrain-workbench"
 SUDOERS_FILE = "/etc/sudoers.d/powertrain-workbench"
+BOOT_UNIT = "powertrain-workbench-boot.service"
+BOOT_UNIT_DIR = "/etc/systemd/system"          # `ptwb device setup` (the package: /lib/...)
+BOOT_UNIT_TEXT = """\
+# PowerTrain Workbench: once per boot, applies a power mode staged for after a reboot (an
+# apply-by-reboot on a device that lowers clocks only until a reboot) and arms its revert, or
+# restores the mode a revert needed a reboot for. Installed by `ptwb device setup` or the
+# powertrain-workbench-device package; see docs/device-protocol.md.
+[Unit]
+Description=PowerTrain Workbench: apply the power mode staged for this boot
+Documentation=file:/usr/lib/powertrain-workbench/ptwb-helper
+ConditionPathExists=/usr/lib/powertrain-workbench/ptwb-helper
+After=local-fs.target nvpmodel.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/lib/powertrain-workbench/ptwb-helper boot
+# The revert's watchdog (`ptwb-helper watch TOKEN`) outlives this oneshot: only the main
+# process belongs to the unit's life.
+KillMode=process
+RemainAfterExit=yes
+
+[Install]
+WantedBy=multi-user.target
+"""
 
 CPU_DIR = "sys/devices/system/cpu"
 DEVFREQ_DIR = "sys/class/devfreq"
@@ -63,6 +93,7 @@ MODE_CHANGES = ("any", "decreasing")  # "decreasing": clocks and cores may only 
 REVERT_FILE = "revert.json"        # the armed revert
 CONFIRMED_FILE = "confirmed.json"  # the last confirmed one
 REVERTED_FILE = "reverted.json"    # the last one the watchdog restored
+STAGED_FILE = "staged.json"        # a mode to apply after the next reboot (apply-by-reboot)
 WATCH_POLL_S = 0.25                # wall seconds between the watchdog's looks at revert.json
 OVERDUE_GRACE_S = 2.0              # past this, any helper call performs a revert the watchdog missed
 MAX_ARM_S = 3600
@@ -173,6 +204,15 @@ def nearest_allowed(table, value, n=2):
     if len(out) < n and i + 1 < len(t):
         out.append(t[i + 1])
     return out[:n] if len(out) > n else out
+
+
+def recorded_mode(value):
+    """A mode read back from the state directory, checked to be one (ints in every field)."""
+    if not isinstance(value, dict) or not all(
+            isinstance(value.get(f), int) and not isinstance(value.get(f), bool)
+            for f in MODE_FIELDS):
+        raise OpError("internal", "the recorded mode is not a mode")
+    return dict((f, value[f]) for f in MODE_FIELDS)
 
 
 def check_in_tables(mode, tables, name="mode"):
@@ -573,8 +613,13 @@ class Helper(object):
 
     # --- the armed revert
     def _drop_stale(self, boot):
-        """Call under the lock. A revert armed before a reboot is void (the reboot reset the
-        mode); one past its deadline whose watchdog did not fire (killed) is performed now."""
+        """Call under the lock. A mode staged before a reboot is applied now, if `boot` (the
+        boot unit) has not done it yet (_boot_staged). A revert armed before a reboot is void
+        (the reboot reset the mode); one past its deadline whose watchdog did not fire (killed)
+        is performed now."""
+        staged = self.state.read(STAGED_FILE)
+        if staged is not None and staged.get("boot_id") != boot:
+            self._boot_staged(staged, boot)
         rec = self.state.read(REVERT_FILE)
         if rec is None:
             return
@@ -587,16 +632,17 @@ class Helper(object):
             self._fire(rec, boot)
 
     def _fire(self, rec, boot):
-        """Call under the lock: restore rec's previous mode; record how it went."""
+        """Call under the lock: restore rec's previous mode; record how it went. On a device
+        that lowers clocks only until a reboot, a previous mode above the current one in any
+        field is restored through a reboot (_restore_by_reboot)."""
         out = {"token": rec.get("token"), "boot_id": boot, "at": time.time()}
         try:
             tables = self.clocks.tables()
-            previous = rec.get("previous")
-            if not isinstance(previous, dict) or not all(
-                    isinstance(previous.get(f), int) for f in MODE_FIELDS):
-                raise OpError("internal", "the recorded mode is not a mode")
-            clean = check_in_tables(dict((f, previous[f]) for f in MODE_FIELDS), tables,
-                                    "previous")
+            clean = check_in_tables(recorded_mode(rec.get("previous")), tables, "previous")
+            if self.c.reboot is not None and self.clocks.mode_changes() == "decreasing":
+                current = self.clocks.read_mode(tables)[0]
+                if any(current.get(f) is None or clean[f] > current[f] for f in MODE_FIELDS):
+                    return self._restore_by_reboot(rec, boot, clean)
             out["mode"] = self.clocks.apply(clean, tables)
         except OpError as e:
             out["mode"] = e.extra.get("readback")
@@ -606,6 +652,161 @@ class Helper(object):
         log("revert %s: %s" % (out["token"], "restored" if "error" not in out
                                else out["error"]["message"]))
         return out
+
+    def _restore_by_reboot(self, rec, boot, previous):
+        """Call under the lock: the previous mode needs a raise the device refuses until a
+        reboot. Stage it restore-only (the next boot applies it and arms nothing) and reboot."""
+        token = rec.get("token")
+        self.state.write(STAGED_FILE, {"token": token, "boot_id": boot, "target": previous,
+                                       "previous": previous, "restore_only": True,
+                                       "at": time.time()})
+        self.state.remove(REVERT_FILE)
+        log("revert %s: the previous mode needs a reboot on this device; rebooting" % token)
+        out = {"token": token, "boot_id": boot, "at": time.time(), "mode": None,
+               "by_reboot": True}
+        try:
+            self.c.reboot()
+        except OpError as e:
+            # the staged restore stays: the next reboot, whenever it comes, restores the mode
+            out["error"] = {"code": e.code, "message": "restoring the previous mode needs a "
+                            "reboot, and the reboot failed: %s; the next boot restores it"
+                            % e.message}
+            self.state.write(REVERTED_FILE, out)
+            log("revert %s: %s" % (token, out["error"]["message"]))
+        return out
+
+    def _boot_staged(self, staged, boot):
+        """Call under the lock, in a boot other than the staged entry's (the reboot happened):
+        apply its target; unless restore-only, arm the revert to its previous mode with its
+        token, deadline revert_after_s from now, and start the watchdog. A target that cannot be
+        applied is reported as reverted (status TOKEN), with the previous mode put back as well
+        as the device allows, and nothing armed. Returns what happened."""
+        token = staged.get("token")
+        restore_only = bool(staged.get("restore_only"))
+        out = {"token": token, "boot_id": boot, "at": time.time()}
+        tables = self.clocks.tables()
+        try:
+            target = check_in_tables(recorded_mode(staged.get("target")), tables, "target")
+            previous = check_in_tables(recorded_mode(staged.get("previous")), tables,
+                                       "previous")
+            seconds = staged.get("revert_after_s")
+            if not restore_only and not (isinstance(seconds, int) and
+                                         1 <= seconds <= MAX_ARM_S):
+                raise OpError("internal", "the staged revert_after_s is not 1..%d" % MAX_ARM_S)
+        except OpError as e:
+            out.update(mode=None, error={"code": e.code, "message": "the staged mode: "
+                                         + e.message})
+            self.state.write(REVERTED_FILE, out)
+            self.state.remove(STAGED_FILE)
+            log("boot: staged %s not applied: %s" % (token, e.message))
+            return dict(out, state="failed")
+        if not restore_only:
+            self.state.remove(REVERT_FILE)  # from the boot before: void
+        try:
+            readback = self.clocks.apply(target, tables)
+        except OpError as e:
+            if restore_only or e.code != "readback_mismatch":
+                return self._boot_failed(staged, boot, out, previous, tables, e)
+            readback = e.extra.get("readback")  # the kernel chose those clocks: still armed
+        if restore_only:
+            out["mode"] = readback
+            out["by_reboot"] = True
+            self.state.write(REVERTED_FILE, out)
+            self.state.remove(STAGED_FILE)
+            log("boot: restored the previous mode of revert %s" % token)
+            return dict(out, state="restored")
+        deadline = time.time() + seconds / self.c.time_scale
+        self.state.write(REVERT_FILE, {"token": token, "previous": previous,
+                                       "deadline_epoch": deadline, "boot_id": boot,
+                                       "target": target, "by_reboot": True})
+        self.state.remove(STAGED_FILE)
+        if self.c.spawn_watch is not None:
+            self.c.spawn_watch(token)
+        log("boot: applied the staged mode; revert %s armed for %d s" % (token, seconds))
+        return {"state": "armed", "token": token, "mode": readback, "previous": previous,
+                "seconds": seconds, "deadline_epoch": deadline, "boot_id": boot}
+
+    def _boot_failed(self, staged, boot, out, previous, tables, e):
+        """The staged target could not be applied: put the previous mode back as well as the
+        device allows, record it as reverted (with the error), arm nothing."""
+        out["error"] = {"code": e.code, "message": "applying the staged mode after the reboot "
+                        "failed: " + e.message}
+        try:
+            out["mode"] = self.clocks.apply(previous, tables)
+            out["error"]["message"] += "; the previous mode was restored"
+        except OpError as again:
+            out["mode"] = again.extra.get("readback")
+            out["error"]["message"] += "; restoring the previous mode failed too: " + \
+                again.message
+        self.state.write(REVERTED_FILE, out)
+        self.state.remove(STAGED_FILE)
+        log("boot: %s" % out["error"]["message"])
+        return dict(out, state="failed")
+
+    def op_stage(self, mode, seconds, boot_id):
+        boot = self.clocks.boot_id()
+        if boot_id != boot:
+            raise OpError("boot_changed", "boot_id: the device booted since (boot id %s, the "
+                          "request names %s); not staging for it" % (boot, boot_id))
+        tables = self.clocks.tables()
+        check_in_tables(mode, tables)
+        with self.state.lock():
+            self._drop_stale(boot)
+            old = self.state.read(STAGED_FILE)
+            if old is not None and old.get("restore_only"):
+                raise OpError("restore_pending", "a revert waits for a reboot to restore the "
+                              "previous mode; reboot the device first")
+            rec = self.state.read(REVERT_FILE)
+            if rec is not None and isinstance(rec.get("previous"), dict):
+                previous = rec["previous"]  # as re-arming: the last mode known to be good
+            else:
+                previous = self.clocks.get_mode()
+            token = os.urandom(16).hex()
+            self.state.write(STAGED_FILE, {"token": token, "boot_id": boot, "target": mode,
+                                           "previous": previous, "revert_after_s": seconds,
+                                           "at": time.time()})
+        return {"token": token, "previous": previous}
+
+    def op_unstage(self, token):
+        with self.state.lock():
+            self._drop_stale(self.clocks.boot_id())
+            rec = self.state.read(STAGED_FILE)
+            if rec is None or rec.get("token") != token or rec.get("restore_only"):
+                why = "nothing is staged" if rec is None else "token %s is not the staged " \
+                    "mode's" % token
+                raise OpError("not_staged", why)
+            self.state.remove(STAGED_FILE)
+        return {"token": token, "unstaged": True}
+
+    def op_boot(self):
+        boot = self.clocks.boot_id()
+        with self.state.lock():
+            staged = self.state.read(STAGED_FILE)
+            result = {"state": "nothing"}
+            if staged is not None and staged.get("boot_id") != boot:
+                result = self._boot_staged(staged, boot)
+            self._drop_stale(boot)
+        return result
+
+    def armed_and_staged(self):
+        """For `read`: the armed revert and the staged mode, as a client may see them."""
+        rec = self.state.read(REVERT_FILE)
+        revert = None
+        if rec is not None:
+            left = float(rec.get("deadline_epoch", 0)) - time.time()
+            revert = {"token": rec.get("token"), "previous": rec.get("previous"),
+                      "deadline_epoch": rec.get("deadline_epoch"),
+                      "seconds_left": round(max(0.0, left) * self.c.time_scale, 1),
+                      "by_reboot": bool(rec.get("by_reboot"))}
+            if rec.get("by_reboot"):
+                revert["target"] = rec.get("target")
+        rec = self.state.read(STAGED_FILE)
+        staged = None
+        if rec is not None:
+            staged = dict((k, rec.get(k)) for k in ("token", "target", "previous", "boot_id",
+                                                    "revert_after_s"))
+            staged["restore_only"] = bool(rec.get("restore_only"))
+        return revert, staged
 
     def op_arm(self, seconds):
         boot = self.clocks.boot_id()
@@ -656,8 +857,13 @@ class Helper(object):
         with self.state.lock():
             self._drop_stale(boot)
             rec = self.state.read(REVERT_FILE)
-            if rec is not None:
-                return {"state": "armed" if rec.get("token") == token else "other"}
+            if rec is not None and rec.get("token") == token:
+                return {"state": "armed"}
+            rec = self.state.read(STAGED_FILE)
+            if rec is not None and rec.get("token") == token:
+                return {"state": "reverting" if rec.get("restore_only") else "staged"}
+            if self.state.read(REVERT_FILE) is not None:
+                return {"state": "other"}
             for name, state in ((CONFIRMED_FILE, "confirmed"), (REVERTED_FILE, "reverted")):
                 rec = self.state.read(name)
                 if rec is not None and rec.get("token") == token:
@@ -674,11 +880,11 @@ class Helper(object):
         restores its mode unless it was confirmed or re-armed (or the device rebooted)."""
         boot = self.clocks.boot_id()
         while True:
+            if self.clocks.boot_id() != boot:
+                return {"state": "rebooted"}
             rec = self.state.read(REVERT_FILE)
             if rec is None or rec.get("token") != token:
                 return {"state": "done"}
-            if self.clocks.boot_id() != boot:
-                return {"state": "rebooted"}
             left = float(rec.get("deadline_epoch", 0)) - time.time()
             if left > 0:
                 time.sleep(min(left, WATCH_POLL_S))
@@ -687,15 +893,18 @@ class Helper(object):
                 rec = self.state.read(REVERT_FILE)
                 if rec is None or rec.get("token") != token:
                     return {"state": "done"}
-                return dict(self._fire(rec, boot), state="reverted")
+                out = self._fire(rec, boot)
+                return dict(out, state="rebooting" if out.get("by_reboot") else "reverted")
 
     # --- clocks
     def op_read(self):
         tables = self.clocks.tables()
         with self.state.lock():
             self._drop_stale(self.clocks.boot_id())
+            revert, staged = self.armed_and_staged()
         mode, cpu = self.clocks.read_mode(tables)
-        return {"tables": tables, "mode": mode, "mode_changes": self.clocks.mode_changes()}
+        return {"tables": tables, "mode": mode, "mode_changes": self.clocks.mode_changes(),
+                "revert": revert, "staged": staged}
 
     def op_apply(self, mode):
         tables = self.clocks.tables()
@@ -721,7 +930,8 @@ class Helper(object):
 # The command line: the whole interface
 
 USAGE = ("usage: ptwb-helper version | read | apply CORES CPU_KHZ GPU_HZ EMC_HZ | arm SECONDS "
-         "| confirm [TOKEN] | status TOKEN | reboot BOOT_ID | watch TOKEN")
+         "| confirm [TOKEN] | status TOKEN | reboot BOOT_ID | watch TOKEN "
+         "| stage CORES CPU_KHZ GPU_HZ EMC_HZ SECONDS BOOT_ID | unstage TOKEN | boot")
 
 
 class UsageError(Exception):
@@ -744,13 +954,21 @@ def _token_arg(text):
     return text
 
 
+def _boot_arg(text):
+    if not BOOT_ID_RE.match(text):
+        raise UsageError("BOOT_ID: expected the boot id hello reported, got %s"
+                         % json.dumps(text)[:80])
+    return text
+
+
 def parse(argv):
     """argv -> (verb, arguments). Raises UsageError for anything outside the interface."""
     if not argv:
         raise UsageError("no verb")
     verb, args = argv[0], argv[1:]
     counts = {"version": (0, 0), "read": (0, 0), "apply": (4, 4), "arm": (1, 1),
-              "confirm": (0, 1), "status": (1, 1), "reboot": (1, 1), "watch": (1, 1)}
+              "confirm": (0, 1), "status": (1, 1), "reboot": (1, 1), "watch": (1, 1),
+              "stage": (6, 6), "unstage": (1, 1), "boot": (0, 0)}
     if verb not in counts:
         raise UsageError("unknown verb %s" % json.dumps(verb)[:80])
     lo, hi = counts[verb]
@@ -763,17 +981,19 @@ def parse(argv):
         for f, text in zip(MODE_FIELDS, args):
             mode[f] = _int_arg(text, f, 1, 10 ** 12)
         return verb, (mode,)
+    if verb == "stage":
+        mode = {}
+        for f, text in zip(MODE_FIELDS, args):
+            mode[f] = _int_arg(text, f, 1, 10 ** 12)
+        return verb, (mode, _int_arg(args[4], "SECONDS", 1, MAX_ARM_S), _boot_arg(args[5]))
     if verb == "arm":
         return verb, (_int_arg(args[0], "SECONDS", 1, MAX_ARM_S),)
-    if verb in ("status", "watch") or (verb == "confirm" and args):
+    if verb in ("status", "watch", "unstage") or (verb == "confirm" and args):
         return verb, (_token_arg(args[0]),)
     if verb == "confirm":
         return verb, (None,)
     if verb == "reboot":
-        if not BOOT_ID_RE.match(args[0]):
-            raise UsageError("BOOT_ID: expected the boot id hello reported, got %s"
-                             % json.dumps(args[0])[:80])
-        return verb, (args[0],)
+        return verb, (_boot_arg(args[0]),)
     return verb, ()
 
 
@@ -817,6 +1037,7 @@ def main(argv, config=None, out=None):
 # Installing (the setup step runs this as root with the file's own bytes; see docs/ssh.md)
 
 USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def sudoers_line(user):
@@ -899,10 +1120,54 @@ class Layout(object):
         return self.prefix + path if self.prefix else path
 
 
+def install_boot_unit(layout, say, is_root):
+    """Writes BOOT_UNIT (BOOT_UNIT_TEXT) into BOOT_UNIT_DIR and enables it with `systemctl
+    enable` (`--root=PREFIX` under a Layout prefix). Without systemd, or when enabling fails,
+    says so and goes on: the first helper call after a reboot does what the unit would."""
+    path = layout.at(BOOT_UNIT_DIR + "/" + BOOT_UNIT)
+    os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+    tmp = path + ".ptwb-new"
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write(BOOT_UNIT_TEXT)
+    os.chmod(tmp, 0o644)
+    if is_root:
+        os.chown(tmp, 0, 0)
+    os.replace(tmp, path)
+    say("boot unit %s/%s (applies a mode staged for after a reboot, once per boot)"
+        % (BOOT_UNIT_DIR, BOOT_UNIT))
+    fallback = "a mode staged for after a reboot is applied by the first helper call after " \
+               "the reboot instead"
+    systemctl = shutil.which("systemctl", path=SYSTEM_PATH)
+    if systemctl is None:
+        say("systemctl not found (no systemd): %s is not enabled; %s" % (BOOT_UNIT, fallback))
+        return
+    command = [systemctl] + (["--root=" + layout.prefix] if layout.prefix else [])
+    try:
+        if not layout.prefix and os.path.isdir("/run/systemd/system"):
+            subprocess.run(command + ["daemon-reload"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        done = subprocess.run(command + ["enable", BOOT_UNIT], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        say("warning: systemctl enable %s did not run (%s); %s" % (BOOT_UNIT, e, fallback))
+        return
+    if done.returncode != 0:
+        lines = [l for l in done.stdout.decode("utf-8", "replace").splitlines() if l.strip()]
+        say("warning: systemctl enable %s exited with status %d%s; %s" % (
+            BOOT_UNIT, done.returncode, (": " + lines[-1].strip()[:200]) if lines else "",
+            fallback))
+        return
+    say("enabled %s (systemctl enable)" % BOOT_UNIT)
+
+
 def install(source, layout=None, user=None, out=None):
     """Installs `source` (this file's bytes, as the workbench sent them) as INSTALL_PATH, creates
-    STATE_DIR, and writes a sudoers drop-in that lets `user` (sudo's SUDO_USER) run exactly that
-    file, checked with `visudo -c` before it is put in place. Prints each step. Returns 0 or 1."""
+    STATE_DIR, installs and enables BOOT_UNIT, and writes a sudoers drop-in that lets `user`
+    (sudo's SUDO_USER) run exactly that file, checked with `visudo -c` before it is put in place.
+    Prints each step. Returns 0 or 1."""
     out = out or sys.stdout
     layout = layout or Layout(os.environ.get("PTWB_SETUP_PREFIX", ""))
     user = user if user is not None else os.environ.get("SUDO_USER", "")
@@ -955,6 +1220,7 @@ def install(source, layout=None, user=None, out=None):
         if is_root:
             os.chown(state, 0, 0)
         say("state directory %s (owner root, mode 0700)" % STATE_DIR)
+        install_boot_unit(layout, say, is_root)
         sudoers = layout.at(SUDOERS_FILE)
         os.makedirs(os.path.dirname(sudoers), 0o755, exist_ok=True)
         # sudo ignores drop-in names with a dot, so the unchecked file is never read by sudo
@@ -964,7 +1230,7 @@ def install(source, layout=None, user=None, out=None):
                     "(and nothing else) as root.\n" % user)
             f.write(sudoers_line(user))
         os.chmod(pending, 0o440)
-        visudo = shutil.which("visudo", path="/usr/sbin:/usr/bin:/sbin:/bin")
+        visudo = shutil.which("visudo", path=SYSTEM_PATH)
         if visudo is None:
             os.unlink(pending)
             say("error: visudo not found (is sudo installed?); nothing was added to sudoers")

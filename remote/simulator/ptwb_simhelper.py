@@ -6,7 +6,8 @@ and as the same user (nothing here is root; the label "simulated" says so in hel
   ptwb_simhelper.py --device KIND --state DIR [--speed S] [--seed N] [--fault SPEC ...] VERB ARGS
 
 The helper's state directory is DIR/helper (the device's /var/lib/powertrain-workbench). Its
-watchdog is this program again with `watch TOKEN`, in a session of its own.
+watchdog is this program again with `watch TOKEN`, in a session of its own; after a simulated
+reboot this program runs again with `boot`, as the device's boot unit would.
 """
 
 import argparse
@@ -44,6 +45,14 @@ def prefix_of(device, state, speed, seed, faults):
     return out
 
 
+def spawn_boot(prefix):
+    """What systemd does at a real boot: powertrain-workbench-boot.service runs `ptwb-helper
+    boot`. Detached: the reboot may run under the helper's lock (a watchdog's reboot), which
+    `boot` waits for; a helper call that comes first does the same work (see _drop_stale)."""
+    subprocess.Popen(prefix + ["boot"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
@@ -66,6 +75,7 @@ def main(argv=None):
     def reboot():
         kernel.reboot()
         simkernel.log("simulated reboot by the helper (new boot id)")
+        spawn_boot(prefix)
 
     config = ptwb_helper.Config(files, os.path.join(state, "helper"), os.geteuid(),
                                 time_scale=args.speed, spawn_watch=spawn_watch, reboot=reboot)

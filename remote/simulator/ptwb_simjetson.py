@@ -48,7 +48,7 @@ def parse_args(argv):
     return args
 
 
-def forward_stdin(src, dst_fd, kernel, faults):
+def forward_stdin(src, dst_fd, kernel, faults, helper_prefix):
     """Copy request lines from the real stdin to the agent, counting them for connection faults."""
     count = 0
     dst = os.fdopen(dst_fd, "wb", buffering=0)
@@ -67,6 +67,7 @@ def forward_stdin(src, dst_fd, kernel, faults):
                         faults.consume_file_fault(fault)
                     if fault[0] == "reboot-after":
                         kernel.reboot()
+                        ptwb_simhelper.spawn_boot(helper_prefix)
                         simkernel.log("simulated reboot at request %d (new boot id); "
                                       "connection dropped" % count)
                         sys.stderr.flush()
@@ -113,15 +114,15 @@ def main(argv=None):
     files = simkernel.make_kernel_files(ptwb_agent.KernelFiles)(kernel.root, kernel)
     # The agent runs unprivileged and asks the helper (a child process running the real
     # ptwb_helper.py against this fake kernel) for every mode change, as on a device.
-    helper = ptwb_agent.HelperProcess(
-        ptwb_simhelper.prefix_of(args.device, state, args.speed, args.seed, args.fault),
-        simulated=True)
+    helper_prefix = ptwb_simhelper.prefix_of(args.device, state, args.speed, args.seed,
+                                             args.fault)
+    helper = ptwb_agent.HelperProcess(helper_prefix, simulated=True)
     # -B: an installed simulator lives in /usr/share; it must not write byte-code caches there.
     runner = [sys.executable, "-B", os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
     rfd, wfd = os.pipe()
     src = getattr(sys.stdin, "buffer", sys.stdin)
-    fwd = threading.Thread(target=forward_stdin, args=(src, wfd, kernel, faults),
+    fwd = threading.Thread(target=forward_stdin, args=(src, wfd, kernel, faults, helper_prefix),
                            name="sim-stdin", daemon=True)
     fwd.start()
     agent_stdin = os.fdopen(rfd, "rb")

@@ -207,15 +207,18 @@ class FakeHelper(object):
     whose watchdog (`watch TOKEN`) is a daemon thread and whose reboot is recorded.
 
     watch=False: arm starts no watchdog (as if it had been killed). reboot: a callable run as
-    the device's reboot (default: record it and give the tree a new boot id, back at MAXN), or
-    None: the helper cannot reboot."""
+    the device's reboot (default: record it and give the tree a new boot id, back at MAXN, then
+    run `boot` in a thread as the boot unit would; boot_unit=False: no boot unit), or None: the
+    helper cannot reboot."""
 
     DEFAULT = object()
 
-    def __init__(self, files, time_scale=1.0, watch=True, reboot=DEFAULT):
+    def __init__(self, files, time_scale=1.0, watch=True, reboot=DEFAULT, boot_unit=True):
         self.files = files
         self.watches = []   # (token, thread, result dict filled when it ends)
         self.reboots = []   # boot ids rebooted
+        self.boots = []     # (thread, result dict) of each `boot` the boot unit ran
+        self.boot_unit = boot_unit
         self.calls = []     # every argv the agent asked of the helper
         if reboot is FakeHelper.DEFAULT:
             reboot = self.reboot
@@ -259,6 +262,26 @@ class FakeHelper(object):
         self.reboots.append(old)
         build_orin_agx(self.files.root)
         write_boot_id(self.files.root, "%08d-0000-4000-8000-000000000000" % len(self.reboots))
+        if self.boot_unit:
+            # systemd's powertrain-workbench-boot.service; it waits for the helper's lock, which
+            # the verb that rebooted (reboot, or a watchdog's restore) still holds
+            result = {}
+
+            def run():
+                result["status"], result["reply"] = ptwb_helper.run(["boot"], self.config)
+
+            t = threading.Thread(target=run, name="fake-boot-%d" % len(self.reboots))
+            t.daemon = True
+            self.boots.append((t, result))
+            t.start()
+
+    def boot_result(self, index=-1, timeout=10.0):
+        """The reply of a boot unit's `boot` (the last one by default), once it ended."""
+        t, result = self.boots[index]
+        t.join(timeout)
+        if t.is_alive():
+            raise AssertionError("the boot unit's `boot` still runs")
+        return result["reply"]
 
     def status(self, token):
         """`status TOKEN` as any later session would ask it."""

@@ -280,6 +280,10 @@ class SharedRevertTest(unittest.TestCase):
         token, t0 = self._arm_and_kill(20)           # deadline 1 s wall
         t1 = self.wait_mode(MAXN, 10.0)
         self.assertGreaterEqual(t1 - t0, 0.9)
+        # the watchdog records the revert after the mode is back: wait for the record too
+        end = time.monotonic() + 5.0
+        while not os.path.exists(self.state_file("reverted.json")) and time.monotonic() < end:
+            time.sleep(0.02)
         self.assertEqual(self.read_state("reverted.json")["token"], token)
         p = self.agent_process()
         r = self.preq(p, {"id": 1, "op": "confirm", "token": token})

@@ -32,6 +32,7 @@ WORK = None
 ROOT = None  # the unpacked package (dpkg-deb --raw-extract: files and DEBIAN/)
 PACKAGE = "powertrain-workbench-device"
 GROUP = "powertrain-workbench"
+UNIT = "powertrain-workbench-boot.service"
 ptwb_helper = None  # remote/agent/ptwb_helper.py, imported once the source dir is known
 
 
@@ -98,6 +99,7 @@ class DevicePackage(unittest.TestCase):
         expected = {
             "/etc/sudoers.d/powertrain-workbench": "-r--r-----",
             "/usr/lib/powertrain-workbench/ptwb-helper": "-rwxr-xr-x",
+            f"/lib/systemd/system/{UNIT}": "-rw-r--r--",
             f"/usr/share/doc/{PACKAGE}/copyright": "-rw-r--r--",
             f"/usr/share/doc/{PACKAGE}/changelog.Debian.gz": "-rw-r--r--",
             f"/usr/share/lintian/overrides/{PACKAGE}": "-rw-r--r--",
@@ -130,6 +132,21 @@ class DevicePackage(unittest.TestCase):
         self.assertTrue(packaged.startswith(b"#!/usr/bin/python3"), packaged[:40])
         self.assertEqual(ptwb_helper.installed_version(
             os.path.join(ROOT, ptwb_helper.INSTALL_PATH.lstrip("/"))), ptwb_helper.HELPER_VERSION)
+
+    def test_boot_unit_is_the_helpers_and_enabled_by_postinst(self):
+        self.assertEqual(ptwb_helper.BOOT_UNIT, UNIT)
+        with open(os.path.join(ROOT, "lib/systemd/system", UNIT), encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), ptwb_helper.BOOT_UNIT_TEXT,
+                             "`ptwb device setup` would install another unit than the package")
+        self.assertIn(f"ExecStart={ptwb_helper.INSTALL_PATH} boot\n", ptwb_helper.BOOT_UNIT_TEXT)
+        with open(os.path.join(ROOT, "DEBIAN/postinst"), encoding="utf-8") as handle:
+            postinst = handle.read()
+        self.assertIn(f"unit={UNIT}\n", postinst)
+        self.assertIn('deb-systemd-helper enable "$unit"', postinst)
+        self.assertIn("if command -v deb-systemd-helper >/dev/null 2>&1; then", postinst)
+        with open(os.path.join(ROOT, "DEBIAN/postrm"), encoding="utf-8") as handle:
+            postrm = handle.read()
+        self.assertIn('deb-systemd-helper purge "$unit"', postrm)
 
     def test_sudoers_allows_the_group_exactly_the_helper(self):
         path = os.path.join(ROOT, ptwb_helper.SUDOERS_FILE.lstrip("/"))

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
 import simpaths
@@ -140,3 +141,93 @@ class DecreasingEndToEndTest(unittest.TestCase):
             r, _ = s.request("apply_mode", mode=mode)
             self.assertTrue(r["ok"], r)
         self.assertEqual(s.close(), 0)
+
+
+# Apply-by-reboot of a raise whose way back raises the GPU clock (a second reboot restores it).
+MIXED_PREV = {"cores": 4, "cpu_khz": 729600, "gpu_hz": 624750000, "emc_hz": 665600000}
+MIXED_TARGET = {"cores": 8, "cpu_khz": 729600, "gpu_hz": 318750000, "emc_hz": 665600000}
+
+
+@unittest.skipUnless(HAVE_AGENT, "remote/agent/ptwb_agent.py is not there yet")
+class ApplyByRebootTest(unittest.TestCase):
+    """Issue 18: a raise on the decreasing-only simulated AGX Orin is staged (stage_mode), the
+    device reboots (reboot), its boot runs the helper's `boot` (as the boot unit would), and on
+    reconnecting hello shows the staged mode applied with its revert armed; confirmed it stays,
+    unconfirmed the previous mode comes back."""
+
+    SPEED = 200
+    REVERT_S = 400  # device seconds: 2 s wall, from the boot (the reconnect must come first)
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="ptwb-simstage-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def start(self):
+        s = simclient.SimProcess(self.dir, speed=self.SPEED, faults=["decreasing-only"])
+        self.addCleanup(s.dispose)
+        return s
+
+    def ok(self, s, op, **fields):
+        r, _ = s.request(op, **fields)
+        self.assertTrue(r and r["ok"], r)
+        return r["result"]
+
+    def stage_and_reboot(self, previous, target):
+        s = self.start()
+        boot = self.ok(s, "hello")["boot_id"]
+        self.ok(s, "apply_mode", mode=previous)
+        r, _ = s.request("apply_mode", mode=target)
+        self.assertEqual(r["error"]["code"], "write_failed", r)  # a raise: refused
+        staged = self.ok(s, "stage_mode", mode=target, revert_after_s=self.REVERT_S)
+        self.assertEqual(staged["previous"], previous)
+        self.assertEqual(staged["boot_id"], boot)
+        self.assertEqual(self.ok(s, "get_mode")["mode"], previous)  # nothing applied yet
+        self.ok(s, "reboot", boot_id=boot)
+        self.assertEqual(s.wait(), 76)
+        s2 = self.start()
+        hello = self.ok(s2, "hello")
+        self.assertNotEqual(hello["boot_id"], boot)
+        self.assertEqual(hello["mode"], target)
+        rev = hello["revert"]
+        self.assertEqual(rev["token"], staged["token"])
+        self.assertEqual(rev["previous"], previous)
+        self.assertEqual(rev["target"], target)
+        self.assertTrue(rev["by_reboot"])
+        self.assertTrue(0 < rev["seconds_left"] <= self.REVERT_S, rev)
+        self.assertIsNone(hello["staged"])
+        return s2, staged
+
+    def wait_mode(self, s, want, timeout=15.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            mode = self.ok(s, "get_mode")["mode"]
+            if mode == want:
+                return
+            time.sleep(0.1)
+        self.fail("the mode is %r, not %r, after %s s" % (mode, want, timeout))
+
+    def test_confirmed_the_staged_mode_stays(self):
+        s, staged = self.stage_and_reboot(LOWER, LOW)
+        r = self.ok(s, "confirm", token=staged["token"])
+        self.assertEqual(r, {"mode": LOW, "token": staged["token"]})
+        time.sleep(self.REVERT_S / self.SPEED + 0.5)
+        self.assertEqual(self.ok(s, "get_mode")["mode"], LOW)
+        self.assertIsNone(self.ok(s, "hello")["revert"])
+        self.assertEqual(s.close(), 0)
+
+    def test_unconfirmed_the_previous_mode_comes_back(self):
+        s, staged = self.stage_and_reboot(LOWER, LOW)
+        self.wait_mode(s, LOWER)
+        r, _ = s.request("confirm", token=staged["token"])
+        self.assertEqual(r["error"]["code"], "not_armed", r)
+        self.assertEqual(s.close(), 0)
+
+    def test_unconfirmed_a_way_back_that_raises_reboots_again(self):
+        s, staged = self.stage_and_reboot(MIXED_PREV, MIXED_TARGET)
+        boot = self.ok(s, "hello")["boot_id"]
+        self.wait_mode(s, MIXED_PREV)   # the watchdog rebooted the device to restore it
+        hello = self.ok(s, "hello")
+        self.assertNotEqual(hello["boot_id"], boot)
+        self.assertIsNone(hello["revert"])
+        self.assertIsNone(hello["staged"])
+        s.close()
