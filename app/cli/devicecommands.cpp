@@ -113,6 +113,10 @@ void ApplyCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Seconds the device waits for the confirmation over a new "
                                      "connection before it reverts by itself (default 30)."),
                       QStringLiteral("S"), QStringLiteral("30")});
+    parser.addOption({QStringLiteral("by-reboot"),
+                      QStringLiteral("On a device that accepts lower clocks only until a reboot: "
+                                     "reboot it into a mode that raises one. Unconfirmed, it "
+                                     "reboots back to the previous mode by itself.")});
     addSimulatorOptions(parser);
     addSshOptions(parser);
 }
@@ -139,7 +143,8 @@ int ApplyCommand::run(const QCommandLineParser &parser, Output &output) const
         ? parser.value(QStringLiteral("sim-speed")).toDouble()
         : 1.0;
 
-    const Expected<PowerMode> previousMode = applyWithRevert(device, mode, seconds, speed, output);
+    const Expected<PowerMode> previousMode = applyWithRevert(
+        device, mode, seconds, speed, output, parser.isSet(QStringLiteral("by-reboot")));
     if (!previousMode)
         return output.fail(previousMode);
     const PowerMode &previous = *previousMode;

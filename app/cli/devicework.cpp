@@ -167,7 +167,7 @@ Expected<workflows::SweepRequest> sweepRunRequest(const QCommandLineParser &pars
 }
 
 Expected<PowerMode> applyWithRevert(const workflows::DeviceEndpoint &device, const PowerMode &mode,
-                                    int seconds, double speed, Output &output)
+                                    int seconds, double speed, Output &output, bool byReboot)
 {
     // A mode that cuts the device off cannot be confirmed; the device goes back by itself at the
     // deadline, and the applier looks.
@@ -175,6 +175,7 @@ Expected<PowerMode> applyWithRevert(const workflows::DeviceEndpoint &device, con
     options.keepAfterSeconds = 0;
     options.revertMarginSeconds = seconds;
     options.deviceSpeed = speed;
+    options.allowReboot = byReboot;
     ModeApplier applier(device.connect, options);
     bool kept = false;
     QString message;
@@ -194,6 +195,8 @@ Expected<PowerMode> applyWithRevert(const workflows::DeviceEndpoint &device, con
     if (applier.phase() != ModeApplier::Phase::Done)
         loop.exec();
 
+    if (applier.needsReboot())
+        message += QStringLiteral(" (ptwb apply --by-reboot)");
     if (!kept)
         return Expected<PowerMode>::failure(QStringLiteral("%1: %2").arg(device.address, message),
                                             ErrorKind::Failed);

@@ -45,7 +45,11 @@ runSweep(const QCommandLineParser &parser, const workflows::SweepRequest &reques
 // The window's applier without its countdown: arms the device-side revert (`seconds`, on a
 // device whose clock runs `speed` times real time), applies, checks the mode over a new
 // connection and confirms at once; its phases on stderr. Returns the mode it replaced.
+// `byReboot`: a device that accepts lower clocks only until a reboot may be rebooted into a mode
+// that raises one (ModeApplier::Options::allowReboot); without it such a mode is refused with a
+// message naming --by-reboot.
 Expected<PowerMode> applyWithRevert(const workflows::DeviceEndpoint &device, const PowerMode &mode,
-                                    int seconds, double speed, Output &output);
+                                    int seconds, double speed, Output &output,
+                                    bool byReboot = false);
 
 }  // namespace ptwb::cli

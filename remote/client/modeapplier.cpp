@@ -1,5 +1,7 @@
 #include "modeapplier.h"
 
+#include "sweep/sweepplan.h"
+
 #include <cmath>
 
 namespace ptwb {
@@ -30,10 +32,16 @@ void ModeApplier::setPhase(Phase phase, const QString &text)
     Q_EMIT phaseChanged(phase, text);
 }
 
+qint64 ModeApplier::wallMs(double deviceSeconds) const
+{
+    return qint64(std::ceil(deviceSeconds * 1000 / qMax(0.001, m_options.deviceSpeed)));
+}
+
 qint64 ModeApplier::deadlineWallMs() const
 {
-    const double seconds = m_options.keepAfterSeconds + m_options.revertMarginSeconds;
-    return qint64(std::ceil(seconds * 1000 / qMax(0.001, m_options.deviceSpeed)));
+    if (m_deadlineMs >= 0)
+        return m_deadlineMs;
+    return wallMs(m_options.keepAfterSeconds + m_options.revertMarginSeconds);
 }
 
 void ModeApplier::start(const PowerMode &mode)
@@ -70,14 +78,19 @@ void ModeApplier::onFirstReady(const DeviceInfo &info)
         finish(false, tr("Cancelled before anything changed"));
         return;
     }
-    // Such a device refuses a raise, and could not take back a lower mode either (the revert
-    // would be a raise): nothing is tried.
-    if (info.decreasingOnly()) {
+    // Such a device refuses a raise until it reboots (a lower mode goes the usual way: its
+    // helper reboots to put the previous one back if it must).
+    if (info.decreasingOnly() && !SweepPlan::lowersOrKeeps(m_previous, m_mode)) {
+        if (m_options.allowReboot) {
+            stageAndReboot(info);
+            return;
+        }
+        m_needsReboot = true;
         finish(false,
-               tr("%1 accepts decreasing mode changes only, so a changed mode could not "
-                  "be reverted; set it with ptwb sweep's reboot step or by hand "
-                  "(docs/sweeps.md)")
-                   .arg(m_target));
+               tr("%1 accepts lower clocks only until a reboot, and %2 raises one from %3: "
+                  "apply it by reboot (the device restarts in it and goes back to %3 unless "
+                  "you confirm after the reboot); nothing was changed")
+                   .arg(m_target, m_mode.toShort(), m_previous.toShort()));
         return;
     }
     setPhase(Phase::Applying,
@@ -150,6 +163,11 @@ void ModeApplier::onSecondReady(const DeviceInfo &info)
         restore(tr("cancelled"));
         return;
     }
+    startCountdown();
+}
+
+void ModeApplier::startCountdown()
+{
     m_secondsLeft = m_options.keepAfterSeconds;
     if (m_secondsLeft <= 0) {
         confirm();
@@ -192,7 +210,9 @@ void ModeApplier::confirm()
     QJsonObject fields;
     if (!m_token.isEmpty())
         fields.insert(QStringLiteral("token"), m_token);
-    DeviceCall *call = m_second->call(QStringLiteral("confirm"), fields);
+    // After a reboot one connection does it all.
+    DeviceClient *via = m_second ? m_second.get() : m_first.get();
+    DeviceCall *call = via->call(QStringLiteral("confirm"), fields);
     connect(call, &DeviceCall::finished, this, [this](const DeviceReply &reply) {
         if (m_phase != Phase::Confirming)
             return;
@@ -208,6 +228,7 @@ void ModeApplier::cancel()
     switch (m_phase) {
     case Phase::Connecting:
     case Phase::Applying:
+    case Phase::Rebooting:
     case Phase::Verifying:
         m_cancelRequested = true;  // acted on at the next step
         break;
@@ -224,6 +245,10 @@ void ModeApplier::cancel()
 // mode it would restore is already there). If that fails, the armed revert still fires.
 void ModeApplier::restore(const QString &why)
 {
+    if (m_byReboot) {
+        leaveToRevert(why);  // putting it back is a raise: only the device's reboot can
+        return;
+    }
     setPhase(Phase::Restoring, tr("Putting %1 back (%2)…").arg(m_previous.toShort(), why));
     connect(
         m_first->applyMode(m_previous), &DeviceCall::finished, this,
@@ -251,6 +276,10 @@ void ModeApplier::waitForRevert(const QString &why)
 {
     if (m_phase == Phase::WaitingForRevert || m_phase == Phase::Done)
         return;
+    if (m_byReboot) {
+        leaveToRevert(why);
+        return;
+    }
     m_ticker.stop();
     m_second.reset();
     const qint64 leftMs = qMax<qint64>(0, deadlineWallMs() - m_sinceArmed.elapsed());

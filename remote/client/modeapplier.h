@@ -17,6 +17,14 @@ namespace ptwb {
 // previous mode is put back at once. Not confirmable (the mode cut the device off, the second
 // connection fails): the device reverts by itself at the armed deadline, and the applier
 // watches it do so through the first connection. Event-driven on the thread that owns it.
+//
+// A device that accepts lower clocks only until a reboot (hello's mode_changes "decreasing")
+// takes a lower mode the same way (its helper reboots to put a higher one back). A mode that
+// raises a clock there needs a reboot: without Options::allowReboot the applier changes nothing
+// and says so (needsReboot()); with it, it applies by reboot (modeapplierreboot.cpp): the mode is
+// staged on the device, which reboots into it with the revert armed at boot, and the applier
+// reconnects, checks, counts down and confirms. Unconfirmed, the device reboots back to the
+// previous mode by itself.
 class ModeApplier : public QObject
 {
     Q_OBJECT
@@ -30,12 +38,17 @@ public:
         int keepAfterSeconds = 20;  // the countdown before confirming
         int revertMarginSeconds = 30;  // the armed deadline is countdown + this
         double deviceSpeed = 1.0;  // device seconds per wall second (a simulated clock)
+        // Apply by reboot when the device needs one for this mode (see above).
+        bool allowReboot = false;
+        // Device seconds a reboot may take before the device answers again.
+        int rebootWaitSeconds = 300;
     };
 
     enum class Phase {
         Idle,
         Connecting,
         Applying,
+        Rebooting,
         Verifying,
         CountingDown,
         Confirming,
@@ -56,6 +69,8 @@ public:
 
     Phase phase() const { return m_phase; }
     const PowerMode &previousMode() const { return m_previous; }
+    // Finished without changing anything because the mode needs a reboot that was not allowed.
+    bool needsReboot() const { return m_needsReboot; }
 
 Q_SIGNALS:
     void phaseChanged(ptwb::ModeApplier::Phase phase, const QString &text);
@@ -70,6 +85,14 @@ private:
     void onApplied(const DeviceReply &reply);
     void connectSecond();
     void onSecondReady(const DeviceInfo &info);
+    void startCountdown();
+    // Apply by reboot (modeapplierreboot.cpp).
+    void stageAndReboot(const DeviceInfo &info);
+    void rebootStaged();
+    void awaitReboot();
+    void retrySoon();
+    void onBackFromReboot(const DeviceInfo &info);
+    void leaveToRevert(const QString &why);
     void tick();
     void confirm();
     void restore(const QString &why);
@@ -77,6 +100,7 @@ private:
     void pollRevert();
     void finish(bool kept, const QString &message);
     qint64 deadlineWallMs() const;
+    qint64 wallMs(double deviceSeconds) const;
 
     Connect m_connect;
     Options m_options;
@@ -91,6 +115,11 @@ private:
     QTimer m_ticker;
     int m_secondsLeft = 0;
     bool m_cancelRequested = false;
+    bool m_needsReboot = false;
+    bool m_byReboot = false;  // applying by reboot
+    QString m_oldBootId;
+    QElapsedTimer m_sinceReboot;
+    qint64 m_deadlineMs = -1;  // the armed deadline in wall ms from m_sinceArmed; -1: options'
 };
 
 }  // namespace ptwb

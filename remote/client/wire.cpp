@@ -3,6 +3,8 @@
 #include <QJsonArray>
 #include <QJsonValue>
 
+#include <cmath>
+
 namespace ptwb {
 
 namespace {
@@ -101,6 +103,15 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     if (helper.value(QLatin1String("state")).isString()) {
         info.helperState = helper.value(QLatin1String("state")).toString().left(32);
         info.helperMessage = helper.value(QLatin1String("message")).toString().left(1000);
+    }
+    const QJsonObject revert = result.value(QLatin1String("revert")).toObject();
+    if (revert.value(QLatin1String("token")).isString()) {
+        DeviceInfo::ArmedRevert armed;
+        armed.token = revert.value(QLatin1String("token")).toString().left(64);
+        armed.byReboot = revert.value(QLatin1String("by_reboot")).toBool();
+        const double left = revert.value(QLatin1String("seconds_left")).toDouble();
+        armed.secondsLeft = std::isfinite(left) ? qBound(0.0, left, 86400.0) : 0.0;
+        info.revert = armed;
     }
     // Without its helper a device shows what the login user can read; when that is not a whole
     // mode (the memory clock is root's to read), the helper's message is the one that helps.

@@ -59,6 +59,16 @@ struct DeviceInfo
     QString helperState = QStringLiteral("ok");
     QString helperMessage;
 
+    // The revert armed on the device, if any (hello's "revert"): its token, whether it was armed
+    // at boot for a mode applied by reboot, and the device seconds left before it fires.
+    struct ArmedRevert
+    {
+        QString token;
+        bool byReboot = false;
+        double secondsLeft = 0;
+    };
+    std::optional<ArmedRevert> revert;
+
     bool decreasingOnly() const { return modeChanges == QLatin1String("decreasing"); }
     bool helperUsable() const { return helperState == QLatin1String("ok"); }
 

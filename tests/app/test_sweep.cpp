@@ -445,37 +445,39 @@ private Q_SLOTS:
         QCOMPARE(countsIn(db).bootIds, qint64(reboots) + 1);
     }
 
-    void applyLeavesADecreasingOnlyDeviceAlone()
+    void applyOnADecreasingOnlyDeviceRaisesByRebootOnlyWhenAsked()
     {
-        // ptwb apply is the window's ModeApplier: a device that raises clocks only after a
-        // reboot could not take a changed mode back (the revert would be a raise).
+        // ptwb apply is the window's ModeApplier. A device that raises clocks only after a
+        // reboot takes a lower mode the usual way; a raise is refused, naming --by-reboot, and
+        // with it the device reboots into the mode (confirmed after the reboot).
         const QString state = fresh(QStringLiteral("sim"));
-        const QStringList device {QStringLiteral("--target"), QStringLiteral("sim:orin-agx"),
-                                  QStringLiteral("--sim-state"), state};
-        const CliResult before =
-            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
-                                QStringLiteral("12/2201600/1300500000/3199000000")} +
-                       device,
-                   60000);
-        QVERIFY2(before.exitCode == 0, qPrintable(before.err));
-        const CliResult r =
-            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
-                                QStringLiteral("6/1728000/828750000/3199000000"),
-                                QStringLiteral("--sim-fault"), QStringLiteral("decreasing-only")} +
-                       device,
-                   60000);
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(QLatin1String("accepts decreasing mode changes only")),
-                 qPrintable(r.err));
-        // Nothing changed: the device still runs the mode it had.
-        const CliResult again =
-            runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"),
-                                QStringLiteral("12/2201600/1300500000/3199000000"),
-                                QStringLiteral("--json")} +
-                       device,
-                   60000);
-        QVERIFY2(again.out.contains(QLatin1String("\"changed\":false")),
-                 qPrintable(again.out + again.err));
+        const QStringList device {QStringLiteral("--target"),    QStringLiteral("sim:orin-agx"),
+                                  QStringLiteral("--sim-state"), state,
+                                  QStringLiteral("--sim-fault"), QStringLiteral("decreasing-only"),
+                                  QStringLiteral("--json")};
+        const auto apply = [&device](const QString &mode, const QStringList &more = {}) {
+            return runCli(QStringList {QStringLiteral("apply"), QStringLiteral("--mode"), mode} +
+                              device + more,
+                          60000);
+        };
+        const QString low = QStringLiteral("4/1036800/420750000/665600000");
+        const QString high = QStringLiteral("8/1574400/828750000/3199000000");
+        const CliResult lowered = apply(low);
+        QVERIFY2(lowered.exitCode == 0, qPrintable(lowered.err));
+        QVERIFY2(lowered.out.contains(QLatin1String("\"changed\":true")), qPrintable(lowered.out));
+
+        const CliResult refused = apply(high);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QLatin1String("--by-reboot")), qPrintable(refused.err));
+        QVERIFY2(apply(low).out.contains(QLatin1String("\"changed\":false")), "it changed");
+
+        const CliResult raised = apply(high, {QStringLiteral("--by-reboot")});
+        QVERIFY2(raised.exitCode == 0, qPrintable(raised.err));
+        QVERIFY2(raised.err.contains(QLatin1String("Rebooting")), qPrintable(raised.err));
+        QVERIFY2(raised.out.contains(QLatin1String("\"confirmed\":true")), qPrintable(raised.out));
+        const CliResult kept = apply(high);
+        QVERIFY2(kept.out.contains(QLatin1String("\"changed\":false")),
+                 qPrintable(kept.out + kept.err));
     }
 
     void adaptiveSweepGrowsByActiveLearning()

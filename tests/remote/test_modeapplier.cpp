@@ -1,5 +1,6 @@
 // ModeApplier against the real agent on a simulated AGX Orin running at real speed (the armed
-// revert's deadline is in device seconds): confirmed, cancelled, and unconfirmable applies.
+// revert's deadline is in device seconds): confirmed, cancelled, and unconfirmable applies, and
+// on a device that accepts lower clocks only until a reboot, applies by reboot.
 #include "modeapplier.h"
 #include "remote/simulateddevice.h"
 
@@ -84,20 +85,99 @@ private Q_SLOTS:
         QCOMPARE(deviceMode(), before);
     }
 
-    void decreasingOnlyDeviceIsLeftAlone()
+    // A device that accepts lower clocks only until a reboot, put in a low mode first (every
+    // clock below MAXN), so that `raise` needs a reboot.
+    void useDecreasingOnlyDevice(const QString &name)
     {
         m_device = std::make_unique<test::SimulatedDevice>(
-            m_root.path() + QStringLiteral("/decreasing"),
+            m_root.path() + QLatin1Char('/') + name,
             QStringList {QStringLiteral("decreasing-only")});
+        Expected<Transport *> transport = connector()();
+        QVERIFY(transport);
+        DeviceClient client(*transport);
+        QSignalSpy ready(&client, &DeviceClient::ready);
+        client.connectToDevice();
+        QVERIFY(ready.wait(20000));
+        QVERIFY(client.info().decreasingOnly());
+        QSignalSpy applied(client.applyMode(orinMode(4, 5, 2, 1)), &DeviceCall::finished);
+        QVERIFY(applied.wait(20000));
+        QVERIFY(applied.at(0).at(0).value<DeviceReply>().ok);
+    }
+
+    static ModeApplier::Options byReboot(int keepAfter)
+    {
+        ModeApplier::Options options = quick(keepAfter);
+        options.allowReboot = true;
+        options.rebootWaitSeconds = 5;  // the simulated reboot is at once
+        return options;
+    }
+
+    void decreasingOnlyDeviceTakesALowerModeTheUsualWay()
+    {
+        useDecreasingOnlyDevice(QStringLiteral("lower"));
+        const PowerMode target = orinMode(2, 3, 1, 0);  // lower in every clock
+        ModeApplier applier(connector(), quick(1));
+        QSignalSpy finished(&applier, &ModeApplier::finished);
+        applier.start(target);
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(!applier.needsReboot());
+        QCOMPARE(deviceMode(), target.toCanonical());
+    }
+
+    void raiseOnADecreasingOnlyDeviceAsksForAReboot()
+    {
+        useDecreasingOnlyDevice(QStringLiteral("refused"));
         const QString before = deviceMode();
         ModeApplier applier(connector(), quick(1));
         QSignalSpy finished(&applier, &ModeApplier::finished);
-        applier.start(orinMode(6, 15, 4, 2));  // lower in every clock: yet not revertible
+        applier.start(orinMode(8, 20, 6, 2));
         QVERIFY(finished.wait(30000));
         QVERIFY(!finished.at(0).at(0).toBool());
-        QVERIFY2(finished.at(0).at(1).toString().contains(QStringLiteral("decreasing")),
+        QVERIFY(applier.needsReboot());
+        QVERIFY2(finished.at(0).at(1).toString().contains(QLatin1String("by reboot")),
                  qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(deviceMode(), before);
+    }
+
+    void raiseByRebootConfirmedIsKept()
+    {
+        useDecreasingOnlyDevice(QStringLiteral("by-reboot"));
+        const QString before = deviceMode();
+        const PowerMode target = orinMode(8, 20, 6, 2);
+        ModeApplier applier(connector(), byReboot(1));
+        QSignalSpy finished(&applier, &ModeApplier::finished);
+        QSignalSpy phases(&applier, &ModeApplier::phaseChanged);
+        applier.start(target);
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(applier.previousMode().toCanonical(), before);
+        bool rebooted = false;
+        for (const QList<QVariant> &phase : std::as_const(phases))
+            rebooted |= phase.at(0).value<ModeApplier::Phase>() == ModeApplier::Phase::Rebooting;
+        QVERIFY(rebooted);
+        QCOMPARE(deviceMode(), target.toCanonical());
+        // Past the deadline armed at boot (5 + 1 + 3 device seconds): still there, confirmed.
+        QTest::qWait(9500);
+        QCOMPARE(deviceMode(), target.toCanonical());
+    }
+
+    void raiseByRebootNotConfirmedRebootsBack()
+    {
+        useDecreasingOnlyDevice(QStringLiteral("by-reboot-cancelled"));
+        const QString before = deviceMode();
+        ModeApplier applier(connector(), byReboot(3));
+        QSignalSpy finished(&applier, &ModeApplier::finished);
+        applier.start(orinMode(8, 20, 6, 2));
+        QTRY_VERIFY_WITH_TIMEOUT(applier.phase() == ModeApplier::Phase::CountingDown, 60000);
+        QCOMPARE(deviceMode(), orinMode(8, 20, 6, 2).toCanonical());
+        applier.cancel();
+        QCOMPARE(finished.size(), 1);
+        QVERIFY(!finished.at(0).at(0).toBool());
+        QVERIFY2(finished.at(0).at(1).toString().contains(QLatin1String("reboots back")),
+                 qPrintable(finished.at(0).at(1).toString()));
+        // The device's helper does it at the deadline (a raise: with another reboot).
+        QTRY_COMPARE_WITH_TIMEOUT(deviceMode(), before, 40000);
     }
 
     void refusedConnectionReportsWhy()
