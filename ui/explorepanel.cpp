@@ -640,23 +640,52 @@ void ExplorePanel::openVerifyDialog()
     dialog->open();
 }
 
-void ExplorePanel::startApply(const PowerMode &mode)
+void ExplorePanel::startApply(const PowerMode &mode, bool byReboot)
 {
-    m_applier = std::make_unique<ModeApplier>(m_applyDevice.connect, m_applyOptions);
+    ModeApplier::Options options = m_applyOptions;
+    options.allowReboot = byReboot;
+    m_applier = std::make_unique<ModeApplier>(m_applyDevice.connect, options);
     connect(m_applier.get(), &ModeApplier::phaseChanged, this,
             [this](ModeApplier::Phase phase, const QString &text) {
                 if (phase != ModeApplier::Phase::Done)
                     showApplyProgress(text, phase == ModeApplier::Phase::CountingDown);
             });
     connect(m_applier.get(), &ModeApplier::finished, this,
-            [this](bool kept, const QString &message) {
+            [this, mode](bool kept, const QString &message) {
+                const bool offerReboot = !kept && m_applier->needsReboot();
                 showApplyResult(kept, message);
                 Q_EMIT statusMessage(message);
                 Q_EMIT applyFinished(kept, message);
                 // Not deleted inside its own signal.
                 m_applier.release()->deleteLater();
+                if (offerReboot)
+                    askToApplyByReboot(mode);
             });
     m_applier->start(mode);
+}
+
+void ExplorePanel::askToApplyByReboot(const PowerMode &mode)
+{
+    if (m_applier || m_confirm)
+        return;
+    m_confirm = new QMessageBox(
+        QMessageBox::Question, tr("Apply by reboot"),
+        tr("%1 accepts lower clocks only until it reboots, and %2 raises one.\n\nApply it by "
+           "reboot? The device restarts in %2 (whatever runs on it stops). Once it answers "
+           "again you get the usual countdown; unless the change is confirmed, it reboots back "
+           "to its current mode by itself.")
+            .arg(m_applyDevice.name, mode.toShort()),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
+    m_confirm->setObjectName(QStringLiteral("applyByRebootBox"));
+    m_confirm->button(QMessageBox::Yes)->setText(tr("&Reboot and apply"));
+    m_confirm->setDefaultButton(QMessageBox::Cancel);  // a reboot is not undone by Enter
+    m_confirm->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_confirm, &QMessageBox::finished, this, [this, mode](int result) {
+        m_confirm = nullptr;
+        if (result == QMessageBox::Yes)
+            startApply(mode, true);
+    });
+    m_confirm->open();
 }
 
 // The card that asked shows the apply.

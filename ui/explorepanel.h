@@ -102,7 +102,9 @@ private:
     void updateApplyAvailability();
     void askToApply(const PowerMode &mode, bool concurrent);
     void openVerifyDialog();
-    void startApply(const PowerMode &mode);
+    void startApply(const PowerMode &mode, bool byReboot = false);
+    // The device needs a reboot for `mode`: asks whether to apply it that way.
+    void askToApplyByReboot(const PowerMode &mode);
     void showApplyProgress(const QString &text, bool counting);
     void showApplyResult(bool kept, const QString &text);
     // Find on device: the search for the power budget on the sliders (DeviceSearchBar).

@@ -44,11 +44,11 @@ private:
         box->button(QMessageBox::Yes)->click();
     }
 
-    void prepareApply(ExplorePanel &panel, int keepAfter)
+    void prepareApply(ExplorePanel &panel, int keepAfter, const QStringList &faults = {})
     {
         static int instance = 0;
         m_device = std::make_unique<test::SimulatedDevice>(
-            m_root.path() + QStringLiteral("/device-") + QString::number(++instance));
+            m_root.path() + QStringLiteral("/device-") + QString::number(++instance), faults);
         workflows::DeviceEndpoint device;
         device.name = QStringLiteral("Simulated Jetson AGX Orin (test)");
         device.kind = QStringLiteral("orin-agx");
@@ -56,6 +56,7 @@ private:
         ModeApplier::Options options;
         options.keepAfterSeconds = keepAfter;
         options.revertMarginSeconds = 3;
+        options.rebootWaitSeconds = 5;  // a simulated reboot is at once
         panel.setApplyDevice(device, options);
     }
 
@@ -274,6 +275,39 @@ private Q_SLOTS:
         QVERIFY(finished.wait(30000));
         QVERIFY(!finished.at(0).at(0).toBool());
         QCOMPARE(deviceMode(), before);
+    }
+
+    void applyOnADecreasingOnlyDeviceOffersAReboot()
+    {
+        ExplorePanel panel;
+        panel.setSpace(m_space);
+        prepareApply(panel, 1, {QStringLiteral("decreasing-only")});
+        {
+            // The lowest mode first: every mode the card picks then raises a clock.
+            Expected<Transport *> transport = m_device->connector()();
+            QVERIFY(transport);
+            DeviceClient client(*transport);
+            QSignalSpy ready(&client, &DeviceClient::ready);
+            client.connectToDevice();
+            QVERIFY(ready.wait(20000));
+            QSignalSpy applied(client.applyMode(test::orinMode(1, 0, 0, 0)), &DeviceCall::finished);
+            QVERIFY(applied.wait(20000));
+            QVERIFY(applied.at(0).at(0).value<DeviceReply>().ok);
+        }
+        panel.budgets()->powerSlider()->setValue(300);
+        const PowerMode chosen = m_space->mode(panel.card()->index());
+        QSignalSpy finished(&panel, &ExplorePanel::applyFinished);
+        applyAndConfirm(panel);
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!finished.at(0).at(0).toBool());  // nothing changed without a reboot
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = panel.findChild<QMessageBox *>(QStringLiteral("applyByRebootBox"))));
+        QVERIFY(box->text().contains(chosen.toShort()));
+        QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+        box->button(QMessageBox::Yes)->click();
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(finished.at(1).at(1).toString()));
+        QCOMPARE(deviceMode(), chosen.toCanonical());
     }
 
     void applyNeedsADeviceOfTheSameKind()
