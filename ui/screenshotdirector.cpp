@@ -393,23 +393,31 @@ void ScreenshotDirector::stageCompareConcurrent()
         });
 }
 
-void ScreenshotDirector::stageAddDevice()
+AddDeviceDialog *ScreenshotDirector::openExampleDevice(const QString &keyFile)
 {
-    // The dialog of Devices > Add device…, filled in as the user guide's example.
     DevicesPanel *devices = m_window->devices();
     devices->addDevice();
     auto *dialog = devices->findChild<AddDeviceDialog *>();
+    if (dialog) {
+        DeviceFields fields;
+        fields.name = QStringLiteral("Lab Orin");
+        fields.host = QStringLiteral("orin.lab");
+        fields.port = QStringLiteral("22");
+        fields.user = QStringLiteral("nvidia");
+        fields.keyFile = keyFile;
+        dialog->setFields(fields);
+    }
+    return dialog;
+}
+
+void ScreenshotDirector::stageAddDevice()
+{
+    // The dialog of Devices > Add device…, filled in as the user guide's example.
+    AddDeviceDialog *dialog = openExampleDevice(QStringLiteral("~/.ssh/id_ed25519"));
     if (!dialog) {
         save(false);
         return;
     }
-    DeviceFields fields;
-    fields.name = QStringLiteral("Lab Orin");
-    fields.host = QStringLiteral("orin.lab");
-    fields.port = QStringLiteral("22");
-    fields.user = QStringLiteral("nvidia");
-    fields.keyFile = QStringLiteral("~/.ssh/id_ed25519");
-    dialog->setFields(fields);
     m_dialog = dialog;
     // Let the live power sparkline gather a few seconds, as in the Devices picture.
     QTimer::singleShot(4000, this, [this] { save(true); });
@@ -420,18 +428,11 @@ void ScreenshotDirector::stageDeviceSetup()
     // Devices > Set up… for the user guide's example device, the password typed (shown masked)
     // and not yet sent: nothing connects anywhere.
     DevicesPanel *devices = m_window->devices();
-    devices->addDevice();
-    auto *add = devices->findChild<AddDeviceDialog *>();
+    AddDeviceDialog *add = openExampleDevice({});
     if (!add) {
         save(false);
         return;
     }
-    DeviceFields fields;
-    fields.name = QStringLiteral("Lab Orin");
-    fields.host = QStringLiteral("orin.lab");
-    fields.port = QStringLiteral("22");
-    fields.user = QStringLiteral("nvidia");
-    add->setFields(fields);
     add->accept();
     devices->setupCurrent();
     auto *dialog = devices->findChild<DeviceSetupDialog *>();

@@ -11,18 +11,20 @@
 
 namespace ptwb::ui {
 
+class AddDeviceDialog;
+
 // `powertrain-workbench --screenshot FILE.png --view VIEW`: brings one view to a state worth
 // showing with the simulated device's data (the first run's models; for sweep, a short sweep in
 // progress; for compare, an evaluation run), saves the window and quits. Gives up after a
 // deadline, saving what there is and exiting with 1. Some views exist only as screenshots for
 // the user guide: add-device (Devices with the Add device dialog filled in, drawn over the
-// window), apply (Explore during a real apply's countdown on the simulated Jetson),
-// explore-concurrent (Explore's concurrent mode, which needs a store holding a training and an
-// inference workload: the simulated starter data has no inference yet), explore-batch (Explore's
-// batch size mode under a 30 W cap, which needs a workload measured at several batch sizes with
-// a convergence relation), verify-concurrent (its
-// Verify on device dialog during a run on the simulated Jetson; the same store) and
-// compare-concurrent (Compare's concurrent evaluation of a training + inference pair).
+// window), device-setup (Devices > Set up… for that device, the password masked), apply (Explore
+// during a real apply's countdown on the simulated Jetson), explore-concurrent (Explore's
+// concurrent mode, which needs a store holding a training and an inference workload: the simulated
+// starter data has no inference yet), explore-batch (Explore's batch size mode under a 30 W cap,
+// which needs a workload measured at several batch sizes with a convergence relation),
+// verify-concurrent (its Verify on device dialog during a run on the simulated Jetson; the same
+// store) and compare-concurrent (Compare's concurrent evaluation of a training + inference pair).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
@@ -49,6 +51,9 @@ private:
     void stageModels();
     void stageCompare();
     void stageCompareConcurrent();
+    // Devices > Add device… filled in as the user guide's example device (null if it did not
+    // open).
+    AddDeviceDialog *openExampleDevice(const QString &keyFile);
     void stageAddDevice();
     void stageDeviceSetup();
     void stageApply();

@@ -806,29 +806,3 @@ def make_kernel_files(base_cls):
             self.kernel.kernel_write(path, text)
 
     return SimKernelFiles
-
-
-class PlainKernelFiles(object):
-    """The KernelFiles contract, for use without the agent (tests, tools)."""
-
-    def __init__(self, root):
-        self.root = root
-
-    def _abs(self, path):
-        return os.path.join(self.root, path.lstrip("/"))
-
-    def read(self, path):
-        with open(self._abs(path), "rb") as f:
-            return f.read().decode("utf-8", "replace").replace("\x00", "").strip()
-
-    def write(self, path, text):
-        with open(self._abs(path), "w") as f:
-            f.write(text)
-
-    def exists(self, path):
-        return os.path.exists(self._abs(path))
-
-    def glob(self, pattern):
-        import glob as _glob
-        base = os.path.join(self.root, "")
-        return sorted(p[len(base):] for p in _glob.glob(self._abs(pattern)))

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import unittest
 
+import lintianchecks  # beside this file
+
 ARGS = None
 DEB = None
 WORK = None
@@ -215,35 +217,11 @@ class DevicePackage(unittest.TestCase):
                              hashlib.sha256(second.read()).hexdigest())
 
     def test_lintian_reports_no_errors_or_warnings(self):
-        lintian = shutil.which("lintian")
-        if lintian is None:
-            # As in test_package.py: lintian is a build dependency, so its absence is a failure
-            # (a skip would let a CI image without it pass unchecked).
-            self.fail("lintian is not installed; it is a build dependency (scripts/packages.txt): "
-                      "run scripts/install-deps as root, or apt-get install lintian")
-        supports_fail_on = "--fail-on" in run([lintian, "--help"]).stdout
-        command = [lintian, "--display-info", "--tag-display-limit", "0"]
-        if supports_fail_on:
-            command += ["--fail-on", "error,warning"]
-        result = run(command + [DEB], timeout=900)
-        output = result.stdout + result.stderr
-        print(f"\n{' '.join(command)} {os.path.basename(DEB)}:\n{output}", flush=True)
-        findings = [line for line in result.stdout.splitlines() if line[:3] in ("E: ", "W: ")]
-        self.assertEqual(findings, [], "lintian errors or warnings")
-        if supports_fail_on:
-            self.assertEqual(result.returncode, 0, f"lintian failed:\n{output}")
-        else:  # an old lintian exits 1 on errors only, and 2 when it could not run at all
-            self.assertNotEqual(result.returncode, 2, f"lintian could not run:\n{output}")
+        lintianchecks.assert_lintian_clean(self, DEB)
 
     def test_lintian_overrides_are_justified(self):
-        path = os.path.join(ROOT, "usr/share/lintian/overrides", PACKAGE)
-        with open(path) as handle:
-            lines = [line.rstrip("\n") for line in handle]
-        for number, line in enumerate(lines):
-            if line.strip() and not line.startswith("#"):
-                self.assertTrue(line.startswith(PACKAGE + ": "), line)
-                self.assertTrue(number > 0 and lines[number - 1].startswith("# "),
-                                f"override without a comment saying why: {line}")
+        lintianchecks.assert_overrides_justified(
+            self, os.path.join(ROOT, "usr/share/lintian/overrides", PACKAGE), PACKAGE)
 
 
 def main():

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import unittest
 
+import lintianchecks  # beside this file
+
 ARGS = None
 ROOT = None  # the unpacked package
 DEB = None
@@ -253,37 +255,12 @@ class Package(unittest.TestCase):
                          "running the simulator wrote byte-code caches into the installation")
 
     def test_lintian_reports_no_errors_or_warnings(self):
-        lintian = shutil.which("lintian")
-        if lintian is None:
-            self.fail("lintian is not installed; it is a build dependency (scripts/packages.txt): "
-                      "run scripts/install-deps as root, or apt-get install lintian")
-        supports_fail_on = "--fail-on" in run([lintian, "--help"]).stdout
-        command = [lintian, "--display-info", "--tag-display-limit", "0"]
-        if supports_fail_on:
-            command += ["--fail-on", "error,warning"]
-        result = run(command + [DEB], timeout=900)
-        output = result.stdout + result.stderr
-        print(f"\n{' '.join(command)} {os.path.basename(DEB)}:\n{output}", flush=True)
-        # lintian reports a tag as "E: package: tag ..."; N: lines are notes, not findings.
-        findings = [line for line in result.stdout.splitlines() if line[:3] in ("E: ", "W: ")]
-        self.assertEqual(findings, [], "lintian errors or warnings")
-        if supports_fail_on:
-            self.assertEqual(result.returncode, 0, f"lintian failed:\n{output}")
-        else:  # an old lintian exits 1 on errors only, and 2 when it could not run at all
-            self.assertNotEqual(result.returncode, 2, f"lintian could not run:\n{output}")
+        lintianchecks.assert_lintian_clean(self, DEB)
 
     def test_lintian_overrides_are_justified(self):
-        """An override hides a finding from the test above, so each one says why, right above it."""
-        path = os.path.join(ROOT, "usr/share/lintian/overrides/powertrain-workbench")
-        if not os.path.exists(path):
-            return
-        with open(path) as handle:
-            lines = [line.rstrip("\n") for line in handle]
-        for number, line in enumerate(lines):
-            if line.strip() and not line.startswith("#"):
-                self.assertTrue(line.startswith("powertrain-workbench: "), line)
-                self.assertTrue(number > 0 and lines[number - 1].startswith("# "),
-                                f"override without a comment saying why: {line}")
+        lintianchecks.assert_overrides_justified(
+            self, os.path.join(ROOT, "usr/share/lintian/overrides/powertrain-workbench"),
+            "powertrain-workbench")
 
     def test_copyright_file_is_machine_readable(self):
         path = os.path.join(ROOT, "usr/share/doc/powertrain-workbench/copyright")

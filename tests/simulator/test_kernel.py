@@ -12,6 +12,7 @@ from unittest import mock
 import simpaths  # noqa: F401
 import perfmodel
 import simkernel
+import ptwb_helper  # remote/agent, on the path by simpaths
 
 DEVICES = ("orin-agx", "xavier-agx", "orin-nano")
 
@@ -35,7 +36,7 @@ class KernelCase(unittest.TestCase):
                                    clock=clock or FakeClock())
 
     def files(self, k):
-        return simkernel.make_kernel_files(simkernel.PlainKernelFiles)(k.root, k)
+        return simkernel.make_kernel_files(ptwb_helper.KernelFiles)(k.root, k)
 
 
 class TreeTest(KernelCase):

@@ -11,6 +11,7 @@ import unittest
 import simpaths
 import perfmodel
 import simkernel
+import ptwb_helper  # remote/agent, on the path by simpaths
 
 RUNNER = os.path.join(simpaths.SIM_DIR, "sim_workload.py")
 
@@ -43,7 +44,7 @@ class WorkloadTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir, "load.json")))
 
     def test_follows_the_clocks_and_batch_size(self):
-        f = simkernel.make_kernel_files(simkernel.PlainKernelFiles)(self.kernel.root, self.kernel)
+        f = simkernel.make_kernel_files(ptwb_helper.KernelFiles)(self.kernel.root, self.kernel)
         g = simkernel.gpu_dir("orin-agx") + "/"
         f.write(g + "min_freq", "114750000")
         f.write(g + "max_freq", "216750000")
