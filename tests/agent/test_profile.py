@@ -215,6 +215,28 @@ class RunnerTest(AgentTestCase):
         self.assertIn("settled", r)
 
 
+
+class ProfileBehindScheduleTest(AgentTestCase):
+    """A sampler that cannot keep up with its interval still sees the workload end.
+
+    At time scale 1e5 the 100 device-ms interval is 1 us of wall time, shorter than one power
+    reading: the profile loop used to sample back to back forever and never read the
+    workload's minibatch lines or its end (scripts/soak hung at simulator speed 1000 on a busy
+    machine). Missed ticks are skipped now."""
+    args = ["--time-scale", "100000"]
+
+    def test_profile_ends_when_sampling_falls_behind(self):
+        wl = os.path.join(self.tmp, "wl.py")
+        with open(wl, "w") as f:
+            f.write(WORKLOAD)
+        r, ev = self.ok("profile", workload={"kind": "command", "argv": [
+            sys.executable, wl, "8", "0.02"], "cwd": self.tmp}, minibatches=8,
+            sample_interval_ms=100, settle={"tolerance": 0.03, "window": 3, "timeout_s": 5000})
+        mbs = [e for e in ev if e["event"] == "minibatch"]
+        self.assertEqual([e["index"] for e in mbs], list(range(8)))
+        self.assertEqual(r["minibatches"] + r["discarded"], 8)
+        self.assertGreater(r["samples"], 0)
+
 # Writes the uids it runs with, then trains.
 WHOAMI = textwrap.dedent("""\
     import json, os, sys
