@@ -4,6 +4,7 @@ import json
 import os
 import sys
 import textwrap
+import time
 
 import faketree
 from test_ops import AgentTestCase
@@ -229,9 +230,26 @@ class ProfileBehindScheduleTest(AgentTestCase):
         wl = os.path.join(self.tmp, "wl.py")
         with open(wl, "w") as f:
             f.write(WORKLOAD)
-        r, ev = self.ok("profile", workload={"kind": "command", "argv": [
-            sys.executable, wl, "8", "0.02"], "cwd": self.tmp}, minibatches=8,
-            sample_interval_ms=100, settle={"tolerance": 0.03, "window": 3, "timeout_s": 5000})
+        self.h.send({"id": "p", "op": "profile", "workload": {
+            "kind": "command", "argv": [sys.executable, wl, "8", "0.02"], "cwd": self.tmp},
+            "minibatches": 8, "sample_interval_ms": 100,
+            "settle": {"tolerance": 0.03, "window": 3, "timeout_s": 5000}})
+        # Not self.h.reply(): the livelocked agent wrote power events without end, so a
+        # per-line timeout never expired. A deadline for the whole profile instead.
+        deadline = time.monotonic() + 20.0
+        ev = []
+        rep = None
+        while rep is None and time.monotonic() < deadline:
+            ln = self.h.next_line()
+            if ln.get("id") == "p" and "event" in ln:
+                ev.append(ln)
+            elif ln.get("id") == "p":
+                rep = ln
+        if rep is None:
+            self.h.request({"id": "st", "op": "stop", "target": "p"})
+            self.fail("the profile did not end within 20 s (%d events)" % len(ev))
+        self.assertTrue(rep["ok"], rep)
+        r = rep["result"]
         mbs = [e for e in ev if e["event"] == "minibatch"]
         self.assertEqual([e["index"] for e in mbs], list(range(8)))
         self.assertEqual(r["minibatches"] + r["discarded"], 8)
