@@ -1227,6 +1227,15 @@ class Agent(object):
                                    "total_w": total, "rails": values})
                     k += 1
                     next_tick = t0 + self.clock.real(k * interval / 1000.0)
+                    # Behind schedule (a loaded machine, or a time scale at which one sample
+                    # takes longer than the interval): skip the ticks already missed. Sampling
+                    # them back to back never reached events.get below, so the workload's end
+                    # was never seen and the profile ran forever (found by scripts/soak at
+                    # simulator speed 1000 on a busy 2-core machine).
+                    late = time.monotonic()
+                    if next_tick <= late:
+                        k = int((late - t0) / self.clock.real(interval / 1000.0)) + 1
+                        next_tick = t0 + self.clock.real(k * interval / 1000.0)
                     if not settle_done and mbs:
                         # Settling is judged on training samples only: from the end of the
                         # first (warm-up) minibatch on (see find_settle).

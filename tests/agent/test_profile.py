@@ -4,6 +4,7 @@ import json
 import os
 import sys
 import textwrap
+import time
 
 import faketree
 from test_ops import AgentTestCase
@@ -214,6 +215,45 @@ class RunnerTest(AgentTestCase):
         self.assertEqual(r["minibatches"] + r["discarded"], 12)
         self.assertIn("settled", r)
 
+
+
+class ProfileBehindScheduleTest(AgentTestCase):
+    """A sampler that cannot keep up with its interval still sees the workload end.
+
+    At time scale 1e5 the 100 device-ms interval is 1 us of wall time, shorter than one power
+    reading: the profile loop used to sample back to back forever and never read the
+    workload's minibatch lines or its end (scripts/soak hung at simulator speed 1000 on a busy
+    machine). Missed ticks are skipped now."""
+    args = ["--time-scale", "100000"]
+
+    def test_profile_ends_when_sampling_falls_behind(self):
+        wl = os.path.join(self.tmp, "wl.py")
+        with open(wl, "w") as f:
+            f.write(WORKLOAD)
+        self.h.send({"id": "p", "op": "profile", "workload": {
+            "kind": "command", "argv": [sys.executable, wl, "8", "0.02"], "cwd": self.tmp},
+            "minibatches": 8, "sample_interval_ms": 100,
+            "settle": {"tolerance": 0.03, "window": 3, "timeout_s": 5000}})
+        # Not self.h.reply(): the livelocked agent wrote power events without end, so a
+        # per-line timeout never expired. A deadline for the whole profile instead.
+        deadline = time.monotonic() + 20.0
+        ev = []
+        rep = None
+        while rep is None and time.monotonic() < deadline:
+            ln = self.h.next_line()
+            if ln.get("id") == "p" and "event" in ln:
+                ev.append(ln)
+            elif ln.get("id") == "p":
+                rep = ln
+        if rep is None:
+            self.h.request({"id": "st", "op": "stop", "target": "p"})
+            self.fail("the profile did not end within 20 s (%d events)" % len(ev))
+        self.assertTrue(rep["ok"], rep)
+        r = rep["result"]
+        mbs = [e for e in ev if e["event"] == "minibatch"]
+        self.assertEqual([e["index"] for e in mbs], list(range(8)))
+        self.assertEqual(r["minibatches"] + r["discarded"], 8)
+        self.assertGreater(r["samples"], 0)
 
 # Writes the uids it runs with, then trains.
 WHOAMI = textwrap.dedent("""\
