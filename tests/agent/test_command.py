@@ -390,8 +390,9 @@ class CommandTest(AgentTestCase):
     def test_non_zero_exit_before_enough_minibatches(self):
         e = self.failed(self.command(("early.py", EARLY_EXIT)), n=40)
         self.assertEqual(e["message"], "workload exited with status 3 after 2 of 40 minibatches")
-        self.assertEqual(e["output"][-1], {"stream": "err", "ms": None,
-                                           "text": "RuntimeError: CUDA out of memory"})
+        # the streams are read apart: each in its order, not exactly interleaved
+        self.assertEqual([l for l in e["output"] if l["stream"] == "err"][-1],
+                         {"stream": "err", "ms": None, "text": "RuntimeError: CUDA out of memory"})
         self.assertEqual([l["ms"] for l in e["output"] if l["stream"] == "out"], [10.0, 11.0])
         self.assertEqual(e["stderr"][-1], "RuntimeError: CUDA out of memory")
 
