@@ -1924,9 +1924,11 @@ class WorkloadProcess(object):
             except Exception:
                 pass
         # the last lines (a traceback) belong in the output even when they came after the end
-        while self.next_event(0.0, counting=False) is not None:
-            pass
-        return rc, killed
+        while True:
+            try:
+                self._take(self.q.get_nowait(), counting=False)
+            except queue.Empty:
+                return rc, killed
 
     # --- reading (reader threads)
     def now(self):
@@ -1968,11 +1970,15 @@ class WorkloadProcess(object):
         self.q.put(("eof",))
 
     # --- events (caller's thread)
-    def next_event(self, timeout, counting=True):
+    def next_event(self, timeout):
         try:
             item = self.q.get(timeout=timeout) if timeout > 0 else self.q.get_nowait()
         except queue.Empty:
             return self._ended_quietly()
+        return self._take(item)
+
+    def _take(self, item, counting=True):
+        """One item of the readers: the output kept, a minibatch recognised (when counting)."""
         kind = item[0]
         if kind == "line":
             _, stream, text, t = item
