@@ -2,7 +2,8 @@
 """PowerTrain Workbench device agent.
 
 Speaks JSON lines on stdin/stdout (see docs/device-protocol.md). Standard library only,
-Python 3.8+. Uploaded to devices with its sibling ptwb_helper.py, and runs as the login user:
+Python 3.8+. Uploaded to devices with its siblings ptwb_helper.py and ptwb_launch.py (the
+launcher of command workloads recognised by optimizer steps), and runs as the login user:
 workloads, power and thermal sampling and profiling never run as root. What needs root (setting
 and reading back clocks and cores, the armed revert, a reboot) is asked of the installed
 privileged helper through `sudo -n` (see ptwb_helper.py and docs/ssh.md), after checking that
