@@ -502,6 +502,21 @@ class CommandTest(AgentTestCase):
         self.assertLess(time.monotonic() - t, 15.0)
         self.assertEqual(r["minibatches"] + r["discarded"], 3)
 
+    def test_a_flood_of_output_is_read_and_bounded(self):
+        w = self.command(("flood.py", textwrap.dedent("""\
+            import sys
+            for i in range(6):
+                sys.stdout.write(("x" * 100 + "\\n") * 20000 + "PTWB_MINIBATCH %d\\n" % (10 + i))
+                sys.stderr.write("y" * 3000000 + "\\n")
+            sys.stdout.flush()
+            """)))
+        r, _ = self.ok("test_workload", workload=w, seconds=600, minibatches=100)
+        self.assertIsNone(r["reason"], r)
+        self.assertEqual(r["minibatches"], 6)
+        self.assertEqual(len(r["lines"]), 40)
+        self.assertTrue(all(len(l["text"]) <= 1000 for l in r["lines"]))
+        self.assertEqual(r["time_ms"]["max"], 15.0)
+
     def test_skip_is_never_measured(self):
         w = self.command(("split.py", MARKER_SPLIT), skip=3)
         r, ev = self.profile(w, 8)
