@@ -503,6 +503,40 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QLatin1String("--stop-after-failures: '-1'")), qPrintable(r.err));
     }
+
+    // Failures in a row, not in all: a measured mode between two refused ones resets the count.
+    void aMeasuredModeResetsTheFailureCount()
+    {
+        const QString grid =
+            QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000;gpu=930750000..1300500000");
+        const auto run = [&](const QString &db, const QString &second) {
+            return sweep(db, QStringLiteral("resnet18"), grid,
+                         simulator(fresh(QStringLiteral("sim"))) +
+                             QStringList {QStringLiteral("--sim-fault"),
+                                          QStringLiteral("reject:gpu_hz=1300500000"),
+                                          QStringLiteral("--sim-fault"),
+                                          QStringLiteral("reject:gpu_hz=%1").arg(second),
+                                          QStringLiteral("--stop-after-failures"),
+                                          QStringLiteral("2"), QStringLiteral("--minibatches"),
+                                          QStringLiteral("20")});
+        };
+        // the plan runs from the highest GPU clock down: refused, measured, refused, ...
+        const QString apart = fresh(QStringLiteral("apart.sqlite"));
+        CliResult r = run(apart, QStringLiteral("1134750000"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(lastObject(r.out).value(QLatin1String("failed")).toInt(), 2);
+        QCOMPARE(lastObject(r.out).value(QLatin1String("done")).toInt(), 3);
+        QCOMPARE(text(apart, QStringLiteral("SELECT state FROM sweeps")), QStringLiteral("done"));
+        // refused, refused: stopped with three modes pending
+        const QString together = fresh(QStringLiteral("together.sqlite"));
+        r = run(together, QStringLiteral("1236750000"));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("stopped after 2 consecutive failures: ")),
+                 qPrintable(r.err));
+        QCOMPARE(lastObject(r.out).value(QLatin1String("pending")).toInt(), 3);
+        QCOMPARE(text(together, QStringLiteral("SELECT state FROM sweeps")),
+                 QStringLiteral("paused"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWorkloadCli)
