@@ -1514,7 +1514,7 @@ class Agent(object):
             why = "workload %s after %d of %d minibatches, all of them skipped" \
                 % (_status_text(rc), len(mbs), n_mb)
         if why is not None:
-            raise wp.failure(why)
+            raise wp.failure(why, retry=not wp.cannot_run())
         sel = select_clean(mbs, samples, st["t"] if st["done"] else None, warm)
         result = dict(sel)
         result["settle_s"] = round(st["t"], 3) if st["t"] is not None else None
@@ -1879,7 +1879,7 @@ class WorkloadProcess(object):
         """Starts the process; OpError workload_failed (with an empty output) if it cannot."""
         if self.cwd is not None and not os.path.isdir(self.cwd):
             raise self.failure("could not start %s: the working directory %s does not exist"
-                               % (os.path.basename(self.argv[0]), self.cwd))
+                               % (os.path.basename(self.argv[0]), self.cwd), retry=False)
         env, pass_fds, rfd = self.env, (), None
         if self.launcher:
             rfd, wfd = os.pipe()
@@ -1894,7 +1894,7 @@ class WorkloadProcess(object):
         except (OSError, ValueError, subprocess.SubprocessError) as e:
             if rfd is not None:
                 os.close(rfd)
-            raise self.failure("could not start %s: %s" % (self.argv[0], e))
+            raise self.failure("could not start %s: %s" % (self.argv[0], e), retry=False)
         finally:
             if pass_fds:
                 os.close(pass_fds[0])  # the child's end: EOF once the child (and its own) exit
@@ -2061,9 +2061,17 @@ class WorkloadProcess(object):
     def output(self, n=OUTPUT_FAIL_KEEP):
         return list(self.tail)[-n:]
 
-    def failure(self, reason):
+    def failure(self, reason, retry=True):
+        """retry=False: the same run fails the same way in any mode (it cannot start, or the
+        launcher cannot import torch), so a sweep does not try it again."""
+        extra = {} if retry else {"retry": False}
         return OpError("workload_failed", reason, stderr=list(self.err_tail),
-                       output=self.output())
+                       output=self.output(), **extra)
+
+    def cannot_run(self):
+        """True when the run failed before the workload itself ran: the launcher could not
+        import torch.optim."""
+        return self.launcher_error is not None and self.count == 0
 
     def why_none(self, within_s=None):
         """The reason no minibatch was recognised."""

@@ -49,6 +49,14 @@ bool outOfMemory(const DeviceError &error)
     return false;
 }
 
+// The agent says the run cannot work in any mode (it could not start, or the launcher could not
+// import torch): trying the mode again would fail the same way, so it fails at once.
+bool cannotRun(const DeviceError &error)
+{
+    const QJsonValue retry = error.details.value(QLatin1String("retry"));
+    return retry.isBool() && !retry.toBool();
+}
+
 }  // namespace
 
 struct SweepRunner::Worker
@@ -514,6 +522,10 @@ void SweepRunner::profileCurrent(Worker &worker)
         const QVector<WorkloadOutputLine> output = failedWorkloadOutput(reply.error.details);
         if (outOfMemory(reply.error)) {
             failOutOfMemory(*w, reason, output);
+            return;
+        }
+        if (cannotRun(reply.error)) {
+            failItem(*w, reason, output);
             return;
         }
         // The workload failed or the run was unusable: may be passing (a busy device, power

@@ -400,12 +400,14 @@ class CommandTest(AgentTestCase):
         e = self.failed({"kind": "command", "argv": [os.path.join(self.tmp, "train.py")]})
         self.assertRegex(e["message"], r"^could not start .*train.py: \[Errno 2\] No such file")
         self.assertEqual(e["output"], [])
+        self.assertIs(e["retry"], False)  # fails alike in every mode: a sweep does not retry
 
     def test_missing_working_directory(self):
         e = self.failed({"kind": "command", "argv": [sys.executable, "t.py"],
                          "cwd": os.path.join(self.tmp, "gone")})
         self.assertIn("the working directory %s does not exist" % os.path.join(self.tmp, "gone"),
                       e["message"])
+        self.assertIs(e["retry"], False)
 
     def test_non_zero_exit_before_enough_minibatches(self):
         e = self.failed(self.command(("early.py", EARLY_EXIT)), n=40)
@@ -454,12 +456,14 @@ class CommandTest(AgentTestCase):
         self.assertTrue(e["message"].startswith("launcher: cannot import torch.optim with %s: "
                                                 % sys.executable), e["message"])
         self.assertIn("torch", e["output"][-1]["text"])
+        self.assertIs(e["retry"], False)
 
     def test_launcher_script_that_never_steps(self):
         w = {"kind": "command", "argv": [sys.executable, self.script("p.py", "print(1)\n")],
              "recognise": {"by": "launcher"}, "env": {"PYTHONPATH": STANDIN}}
         e = self.failed(w)
         self.assertIn("no minibatch recognised: optimizer.step() was never called", e["message"])
+        self.assertNotIn("retry", e)  # the script ran: another mode may behave otherwise
         self.assertEqual(e["output"], [{"stream": "out", "text": "1", "ms": None}])
 
     def test_test_workload_reports_a_failure_as_its_result(self):
