@@ -1829,7 +1829,9 @@ def _terminate(proc):
 # A workload's process: its output read, its minibatches recognised (profile, test_workload)
 
 LAUNCHER_EVENT_MAX = 4096   # bytes of one launcher event line
-SILENT_MIN_REAL_S = 1.0     # wall s: the least a workload is given to recognise a minibatch
+SILENT_MIN_REAL_S = 3.0     # wall s: the least a workload is given to recognise a minibatch
+# (Python and the simulated train.py's imports start in 0.15 s on an idle 2-core machine; 3 s
+# leaves room for a busy one at a simulator speed where 120 device s are 0.3 s of wall time)
 READ_QUEUE_MAX = 4096       # lines and events read but not taken yet
 EXITED_GRACE_S = 1.0        # wall s to wait for output after the process exited (children of
                             # its own may keep its pipes open)
