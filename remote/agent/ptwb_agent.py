@@ -40,10 +40,10 @@ STDERR_KEEP = 20
 HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
 THERMAL_DIR = "sys/class/thermal"
 
-STREAMING_OPS = ("sample_power", "profile", "run_concurrent")
+STREAMING_OPS = ("sample_power", "profile", "run_concurrent", "test_workload")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
            "sample_power", "profile", "run_concurrent", "stop", "reboot", "stage_mode",
-           "unstage")
+           "unstage", "test_workload")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
 REVERT_STATUS_POLL_S = 0.25  # wall seconds between looks at a revert past its deadline
@@ -197,30 +197,260 @@ def validate_workload(obj, key="workload", builtin_only=False):
                       "a command workload cannot take the agent's turns"
                       % (key, " or ".join(BUILTIN_WORKLOADS)))
     if kind == "command":
-        argv = w.get("argv")
-        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-            raise OpError("bad_field", "workload.argv: expected a non-empty array of strings")
-        if any("\x00" in a for a in argv):
-            raise OpError("bad_field", "workload.argv: NUL character in an argument")
-        cwd = w.get("cwd")
-        if cwd is not None and (not isinstance(cwd, str) or not cwd or "\x00" in cwd):
-            raise OpError("bad_field", "workload.cwd: expected a non-empty string or null")
-        out = {"kind": "command", "argv": list(argv), "cwd": cwd}
-        # A sweep over batch sizes tells the command its batch (and whether it is inference) in
-        # its environment, as whole numbers only: nothing of the caller's text reaches it.
-        if "batch_size" in w:
-            out["batch_size"] = req_int(w, "batch_size", "workload.batch_size", lo=1, hi=4096)
-        inference = w.get("inference", False)
-        if not isinstance(inference, bool):
-            raise OpError("bad_field", "workload.inference: expected a boolean, got %s"
-                          % _type_name(inference))
-        if inference:
-            out["inference"] = True
-        return out
+        return _validate_command(w)
     if kind is None and "kind" not in w:
         raise OpError("bad_field", "%s.kind: missing; expected \"builtin\" or \"command\"" % key)
     raise OpError("bad_field", "%s.kind: expected \"builtin\" or \"command\", got %s"
                   % (key, json.dumps(kind[:64]) if isinstance(kind, str) else _type_name(kind)))
+
+
+# --------------------------------------------------------------------------------------------
+# Command workloads: the researcher's own script (docs/device-protocol.md, "Command workloads")
+
+WORKLOAD_TIMEOUT_S = 120         # device s without a recognised minibatch before a command fails
+ENV_MAX = 64                     # entries of workload.env
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+ENV_NAME_MAX = 128
+ENV_VALUE_MAX = 4096
+PATTERN_MAX = 500                # characters of a recognise.pattern
+RATE_UNITS = ("ms", "s", "per_s")
+RECOGNISERS = ("marker", "regex", "launcher")
+LAUNCHER = "ptwb_launch.py"      # uploaded beside this file
+# A Python interpreter by its file name: python, python3, python3.8, pypy3 (a venv's bin/python).
+PYTHON_NAME = re.compile(r"(python|pypy)[0-9.]*\Z")
+
+
+def _validate_env(w):
+    env = w.get("env", {})
+    if env is None:
+        return {}
+    if not isinstance(env, dict):
+        raise OpError("bad_field", "workload.env: expected an object of strings, got %s"
+                      % _type_name(env))
+    if len(env) > ENV_MAX:
+        raise OpError("bad_field", "workload.env: %d entries; at most %d" % (len(env), ENV_MAX))
+    out = {}
+    for name, value in env.items():
+        shown = json.dumps(name[:64])
+        if len(name) > ENV_NAME_MAX or not ENV_NAME.match(name):
+            raise OpError("bad_field", "workload.env: %s is not a variable name; expected "
+                          "letters, digits and _ (not first a digit), at most %d characters"
+                          % (shown, ENV_NAME_MAX))
+        # The agent tells the workload its batch and where to send launcher events in PTWB_*
+        # variables: a definition must not be able to redirect those.
+        if name.upper().startswith("PTWB_"):
+            raise OpError("bad_field", "workload.env.%s: PTWB_* variables are the agent's own"
+                          % name)
+        if not isinstance(value, str):
+            raise OpError("bad_field", "workload.env.%s: expected a string, got %s"
+                          % (name, _type_name(value)))
+        if "\x00" in value or len(value) > ENV_VALUE_MAX:
+            raise OpError("bad_field", "workload.env.%s: expected at most %d characters and no "
+                          "NUL" % (name, ENV_VALUE_MAX))
+        out[name] = value
+    return out
+
+
+def _validate_recognise(w, argv):
+    r = w.get("recognise")
+    if r is None:
+        return {"by": "marker"}
+    if not isinstance(r, dict):
+        raise OpError("bad_field", "workload.recognise: expected an object, got %s"
+                      % _type_name(r))
+    by = r.get("by", "marker")
+    if by not in RECOGNISERS:
+        raise OpError("bad_field", "workload.recognise.by: expected %s, got %s"
+                      % (", ".join('"%s"' % x for x in RECOGNISERS),
+                         json.dumps(by[:64]) if isinstance(by, str) else _type_name(by)))
+    if by == "marker":
+        return {"by": "marker"}
+    if by == "launcher":
+        # The launcher runs in the script's own interpreter (its venv, its torch).
+        if not PYTHON_NAME.match(os.path.basename(argv[0])):
+            raise OpError("bad_field", "workload.argv: the launcher recogniser runs the script "
+                          "with its own Python, so argv[0] must be a python interpreter "
+                          "(python3, /path/to/venv/bin/python), got %s" % json.dumps(argv[0][:200]))
+        if len(argv) < 2 or argv[1] in ("-c", "-"):
+            raise OpError("bad_field", "workload.argv: the launcher recogniser needs a script "
+                          "(python3 train.py ...) or a module (python3 -m package.train ...)")
+        return {"by": "launcher"}
+    pattern = r.get("pattern")
+    if not isinstance(pattern, str) or not pattern:
+        raise OpError("bad_field", "workload.recognise.pattern: expected a non-empty string, got %s"
+                      % _type_name(pattern))
+    if len(pattern) > PATTERN_MAX:
+        raise OpError("bad_field", "workload.recognise.pattern: %d characters; at most %d"
+                      % (len(pattern), PATTERN_MAX))
+    try:
+        rx = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as e:
+        raise OpError("bad_field", "workload.recognise.pattern: not a regular expression: %s" % e)
+    if len(rx.groupindex) != 1:
+        raise OpError("bad_field", "workload.recognise.pattern: expected exactly one named group "
+                      "(?P<name>...), found %d" % len(rx.groupindex))
+    unit = r.get("unit")
+    if unit not in RATE_UNITS:
+        raise OpError("bad_field", "workload.recognise.unit: expected %s, got %s"
+                      % (", ".join('"%s"' % x for x in RATE_UNITS),
+                         json.dumps(unit[:16]) if isinstance(unit, str) else _type_name(unit)))
+    return {"by": "regex", "pattern": pattern, "unit": unit}
+
+
+def _validate_command(w):
+    argv = w.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise OpError("bad_field", "workload.argv: expected a non-empty array of strings")
+    if any("\x00" in a for a in argv) or not argv[0]:
+        raise OpError("bad_field", "workload.argv: an empty program or a NUL character")
+    cwd = w.get("cwd")
+    if cwd is not None and (not isinstance(cwd, str) or not cwd or "\x00" in cwd):
+        raise OpError("bad_field", "workload.cwd: expected a non-empty string or null")
+    if cwd is not None and not (cwd == "~" or cwd.startswith("~/") or os.path.isabs(cwd)):
+        raise OpError("bad_field", "workload.cwd: %s is relative; expected an absolute directory "
+                      "or one under ~/ (the agent's home)" % json.dumps(cwd[:200]))
+    out = {"kind": "command", "argv": list(argv), "cwd": cwd, "env": _validate_env(w),
+           "recognise": _validate_recognise(w, argv),
+           "skip": req_int(w, "skip", "workload.skip", lo=0, hi=100000, default=0,
+                           required=False),
+           "timeout_s": req_number(w, "timeout_s", "workload.timeout_s", lo=0, hi=86400,
+                                   lo_open=True, default=WORKLOAD_TIMEOUT_S, required=False)}
+    # A sweep over batch sizes tells the command its batch (and whether it is inference) in
+    # its environment, as whole numbers only: nothing of the caller's text reaches it.
+    if "batch_size" in w:
+        out["batch_size"] = req_int(w, "batch_size", "workload.batch_size", lo=1, hi=4096)
+    inference = w.get("inference", False)
+    if not isinstance(inference, bool):
+        raise OpError("bad_field", "workload.inference: expected a boolean, got %s"
+                      % _type_name(inference))
+    if inference:
+        out["inference"] = True
+    return out
+
+
+def expand_cwd(cwd, home=None):
+    """A command's working directory: "~/..." under the agent's $HOME; None stays None."""
+    if cwd is None:
+        return None
+    if cwd == "~" or cwd.startswith("~/"):
+        home = home if home is not None else os.environ.get("HOME") or os.path.expanduser("~")
+        return os.path.join(home, cwd[2:]) if cwd != "~" else home
+    return cwd
+
+
+# Interpreter options that stay before the launcher (python3 -u train.py): flag clusters, and
+# -X/-W with their value. Everything from the script (or -m) on is the launcher's.
+_PY_FLAGS = re.compile(r"-[bBdEhiIOqsSuvx]+\Z")
+
+
+def launcher_argv(argv, here=None):
+    """argv of a launcher workload: the script's own interpreter and its options, then
+    ptwb_launch.py (beside this file), then the script (or -m module) and its arguments."""
+    here = here or os.path.dirname(os.path.abspath(__file__))
+    i = 1
+    while i < len(argv):
+        if argv[i] in ("-X", "-W") and i + 1 < len(argv):
+            i += 2
+        elif _PY_FLAGS.match(argv[i]):
+            i += 1
+        else:
+            break
+    return argv[:i] + [os.path.join(here, LAUNCHER)] + argv[i:]
+
+
+# --- output lines
+
+OUTPUT_LINE_MAX = 1000   # characters of one output line kept and matched
+OUTPUT_FAIL_KEEP = 20    # lines of output a failure carries
+OUTPUT_TEST_KEEP = 40    # lines of output test_workload returns
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+# Control characters (C0 but tab, DEL, C1): a line is shown in the window and stored; none
+# of the script's terminal control may reach either.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def sanitise_line(text):
+    """One output line as it is matched and reported: colour codes and control characters
+    removed, tabs as spaces, surrounding blanks trimmed, at most OUTPUT_LINE_MAX characters."""
+    text = _ANSI.sub("", text[:4 * OUTPUT_LINE_MAX])
+    text = _CONTROL.sub("", text).replace("\t", " ")
+    return text.strip()[:OUTPUT_LINE_MAX]
+
+
+class LineSplitter(object):
+    """Bytes of one stream in, lines out: UTF-8 decoded incrementally (a character split across
+    reads is joined), lines end at \\n or \\r (a progress bar redrawn with \\r gives a line per
+    redraw), a line split across reads is joined, and a line longer than OUTPUT_LINE_MAX keeps
+    only its start (the rest up to its end is dropped, so memory stays bounded)."""
+
+    def __init__(self):
+        import codecs
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._part = []
+        self._size = 0
+
+    def feed(self, data, final=False):
+        text = self._decoder.decode(data, final)
+        lines = []
+        for piece in re.split(r"([\r\n])", text):
+            if piece in ("\r", "\n"):
+                lines.append("".join(self._part))
+                self._part, self._size = [], 0
+            elif piece and self._size < 4 * OUTPUT_LINE_MAX:
+                piece = piece[:4 * OUTPUT_LINE_MAX - self._size]
+                self._part.append(piece)
+                self._size += len(piece)
+        if final and self._part:
+            lines.append("".join(self._part))
+            self._part, self._size = [], 0
+        return [l for l in (sanitise_line(x) for x in lines) if l]
+
+
+class Recogniser(object):
+    """How a command's minibatches are recognised in its output lines (marker or regex); the
+    launcher's minibatches come on their own pipe (see WorkloadProcess), not from lines."""
+
+    def __init__(self, spec):
+        self.by = spec["by"]
+        self.rx = re.compile(spec["pattern"]) if self.by == "regex" else None
+        self.unit = spec.get("unit")
+        self.group = list(self.rx.groupindex)[0] if self.rx is not None else None
+        self.matched = 0        # lines the pattern matched
+        self.bad_value = None   # the first match whose group was not a positive number
+
+    def ms_of(self, line):
+        """The minibatch time (ms) a line reports, else None."""
+        if self.by == "marker":
+            return parse_minibatch_line(line)
+        if self.by != "regex":
+            return None
+        m = self.rx.search(line)
+        if m is None:
+            return None
+        self.matched += 1
+        text = m.group(self.group) or ""
+        try:
+            v = float(text.strip().replace(",", ""))
+        except ValueError:
+            v = float("nan")
+        if not (math.isfinite(v) and v > 0):
+            # e.g. tqdm's first draw "0.00it/s": not a minibatch, and the reason if none is
+            if self.bad_value is None:
+                self.bad_value = m.group(0)[:200]
+            return None
+        ms = v if self.unit == "ms" else v * 1000.0 if self.unit == "s" else 1000.0 / v
+        return ms if math.isfinite(ms) else None
+
+    def why_none(self):
+        """Why no minibatch was recognised, for the failure's reason."""
+        if self.by == "marker":
+            return "no PTWB_MINIBATCH line"
+        if self.by == "launcher":
+            return "optimizer.step() was never called"
+        if self.bad_value is not None:
+            return "the pattern matched %s but its group \"%s\" is not a positive number" \
+                % (json.dumps(self.bad_value), self.group)
+        return "no line matched the pattern %s" % json.dumps(self.rx.pattern)
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,31 +522,34 @@ def find_settle(samples, tolerance, window, timeout_s, train_t):
     return (None, False)
 
 
-def clean_start(minibatches, settle_t):
-    """Where the clean window starts: the later of the end of the first (warm-up) minibatch
-    and settle_t (None: the run never settled). None when there is no minibatch."""
-    if not minibatches:
+def clean_start(minibatches, settle_t, warmup=1):
+    """Where the clean window starts: the later of the end of the warm-up minibatches (the
+    first, or a command's skipped ones) and settle_t (None: the run never settled). None while
+    the warm-up minibatches have not all ended."""
+    if len(minibatches) < max(1, warmup):
         return None
-    train_t = minibatches[0][2]
+    train_t = minibatches[max(1, warmup) - 1][2]
     return train_t if settle_t is None else max(train_t, settle_t)
 
 
-def select_clean(minibatches, samples, settle_t):
+def select_clean(minibatches, samples, settle_t, warmup=1):
     """minibatches: [(index, ms, t_end)] in arrival order; samples: [(t_s, total_w)].
 
-    The first minibatch is warm-up. The clean window starts at clean_start(): the later of the
-    end of the first minibatch and settle_t (settle_t None: the run never settled). A minibatch
-    is clean when it is not the first and ended at or after that start. Power is the samples
+    The first `warmup` minibatches (at least one; a command's skipped ones) are warm-up. The
+    clean window starts at clean_start(): the later of the end of the last warm-up minibatch
+    and settle_t (settle_t None: the run never settled). A minibatch
+    is clean when it is not warm-up and ended at or after that start. Power is the samples
     in [start, end of the last clean minibatch] (falling back to every sample from start on).
     Samples taken before the end of the first minibatch, when the workload was not training
     yet, are never used: with none left, power_w is null. Each has its median, quartiles and
     max (the largest clean minibatch time, the largest power sample of the same window).
     """
-    start = clean_start(minibatches, settle_t)
+    warmup = max(1, warmup)
+    start = clean_start(minibatches, settle_t, warmup)
     if start is None:
         clean, pw = [], []
     else:
-        clean = [mb for mb in minibatches[1:] if mb[2] >= start]
+        clean = [mb for mb in minibatches[warmup:] if mb[2] >= start]
         end = clean[-1][2] if clean else None
         pw = [w for (t, w) in samples if t >= start and (end is None or t <= end)]
         if not pw:
@@ -1136,19 +1369,26 @@ class Agent(object):
 
     @staticmethod
     def _workload_env(w):
-        """The environment of a command workload: the agent's, plus PTWB_BATCH_SIZE and
-        PTWB_INFERENCE when the request set them (None: inherit unchanged)."""
-        if w["kind"] != "command" or ("batch_size" not in w and not w.get("inference")):
+        """The environment of a command workload: the agent's, with the definition's variables
+        over it, plus PTWB_BATCH_SIZE and PTWB_INFERENCE when the request set them (None:
+        inherit unchanged)."""
+        if w["kind"] != "command" or ("batch_size" not in w and not w.get("inference")
+                                      and not w.get("env")):
             return None
         env = dict(os.environ)
+        env.update(w.get("env") or {})
         if "batch_size" in w:
             env["PTWB_BATCH_SIZE"] = str(w["batch_size"])
-        env["PTWB_INFERENCE"] = "1" if w.get("inference") else "0"
+        if "batch_size" in w or w.get("inference"):
+            env["PTWB_INFERENCE"] = "1" if w.get("inference") else "0"
         return env
 
     def _workload_argv(self, w, minibatches):
         if w["kind"] == "command":
-            return w["argv"], w["cwd"]
+            argv = w["argv"]
+            if w["recognise"]["by"] == "launcher":
+                argv = launcher_argv(argv)
+            return argv, expand_cwd(w["cwd"])
         extra = ["--name", w["name"], "--batch-size", str(w["batch_size"]),
                  "--minibatches", str(minibatches)]
         if w.get("inference"):
@@ -1157,6 +1397,64 @@ class Agent(object):
             return list(self.runner) + extra, None
         return [sys.executable or "python3", os.path.abspath(__file__), "--run-builtin",
                 w["name"]] + extra[2:], None
+
+    def _workload_process(self, w, minibatches, keep):
+        argv, cwd = self._workload_argv(w, minibatches)
+        return WorkloadProcess(argv, cwd, self._workload_env(w),
+                               w.get("recognise") or {"by": "marker"}, self.clock, keep=keep)
+
+    def _drive(self, rid, wp, rails, kind, interval, stop_ev, wanted, until_s=None,
+               timeout_s=None, on_sample=None):
+        """Samples power every `interval` ms and takes wp's minibatches (emitting both as
+        events) until the run ends. Returns (samples [(t_s, total_w)], minibatches
+        [(index, ms, t_end)], ending): "stopped", "enough" (wanted minibatches recognised),
+        "ended" (the process and its output are done), "silent" (none recognised for
+        timeout_s device s) or "time" (until_s device s passed). on_sample(samples, mbs) runs
+        after each sample (profile's settling)."""
+        samples, mbs = [], []
+        t0 = wp.t0
+        k = 0
+        next_tick = t0
+        while True:
+            if stop_ev.is_set():
+                return samples, mbs, "stopped"
+            now = time.monotonic()
+            if timeout_s is not None and wp.silent_for(timeout_s):
+                return samples, mbs, "silent"
+            if until_s is not None and (now - t0) * self.clock.scale >= until_s:
+                return samples, mbs, "time"
+            if now >= next_tick:
+                if rails:
+                    total, values = self.dev.read_power(rails, kind)
+                    t_s = (now - t0) * self.clock.scale
+                    samples.append((t_s, total))
+                    self.emit({"id": rid, "event": "power", "t_s": round(t_s, 3),
+                               "total_w": total, "rails": values})
+                k += 1
+                next_tick = t0 + self.clock.real(k * interval / 1000.0)
+                # Behind schedule (a loaded machine, or a time scale at which one sample
+                # takes longer than the interval): skip the ticks already missed. Sampling
+                # them back to back never reached next_event below, so the workload's end
+                # was never seen and the profile ran forever (found by scripts/soak at
+                # simulator speed 1000 on a busy 2-core machine).
+                late = time.monotonic()
+                if next_tick <= late:
+                    k = int((late - t0) / self.clock.real(interval / 1000.0)) + 1
+                    next_tick = t0 + self.clock.real(k * interval / 1000.0)
+                if on_sample is not None:
+                    on_sample(samples, mbs)
+                continue
+            item = wp.next_event(max(0.0, min(next_tick - now, 0.25)))
+            if item is None or item[0] == "other":
+                continue
+            if item[0] == "end":
+                return samples, mbs, "ended"
+            _, ms, t_end = item
+            mbs.append((len(mbs), ms, t_end))
+            self.emit({"id": rid, "event": "minibatch", "index": len(mbs) - 1,
+                       "ms": round(ms, 3), "t_s": round(t_end, 3)})
+            if wanted is not None and len(mbs) >= wanted:
+                return samples, mbs, "enough"
 
     def op_profile(self, rid, req, stop_ev):
         w = validate_workload(req)
@@ -1167,142 +1465,112 @@ class Agent(object):
         settle = validate_settle(req)
         kind = device_kind(self.dev.model())
         rails = self.dev.rails()
-        argv, cwd = self._workload_argv(w, n_mb)
-        events = queue.Queue()
-        err_tail = collections.deque(maxlen=STDERR_KEEP)
+        command = w["kind"] == "command"
+        # The first minibatch is always warm-up; a command's skipped ones all are.
+        warm = max(1, w.get("skip", 0))
+        wp = self._workload_process(w, n_mb, OUTPUT_FAIL_KEEP)
+        wp.start()
+        st = {"t": None, "settled": False, "done": False, "scan_from": None, "train_from": None}
+
+        def on_sample(samples, mbs):
+            if st["done"] or len(mbs) < warm:
+                return
+            # Settling is judged on training samples only: from the end of the warm-up
+            # minibatches on (see find_settle).
+            train_t = mbs[warm - 1][2]
+            if st["scan_from"] is None:
+                train_from = len(samples)
+                while train_from > 0 and samples[train_from - 1][0] >= train_t:
+                    train_from -= 1
+                st["train_from"] = st["scan_from"] = train_from
+            # only the windows ending at the samples not checked yet
+            lo = max(st["train_from"], st["scan_from"] - settle["window"] + 1)
+            t_settle, ok = find_settle(samples[lo:], settle["tolerance"], settle["window"],
+                                       settle["timeout_s"], train_t)
+            st["scan_from"] = len(samples)
+            t_now = wp.now()
+            if t_settle is not None:
+                st["t"], st["settled"], st["done"] = t_settle, ok, True
+            elif t_now >= train_t + settle["timeout_s"]:
+                st["t"], st["settled"], st["done"] = train_t + settle["timeout_s"], False, True
+            if st["done"]:
+                self.emit({"id": rid, "event": "settled", "t_s": round(st["t"], 3)})
+
+        ending = "stopped"
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, env=self._workload_env(w),
-                                    stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    close_fds=True, preexec_fn=_die_with_parent)
-        except (OSError, ValueError) as e:
-            raise OpError("workload_failed", "could not start %s: %s" % (argv[0], e), stderr=[])
-        t0 = time.monotonic()
-
-        def read_out():
-            try:
-                for bline in iter(proc.stdout.readline, b""):
-                    ms = parse_minibatch_line(bline.decode("utf-8", "replace"))
-                    if ms is not None:
-                        events.put(("mb", ms, (time.monotonic() - t0) * self.clock.scale))
-            except Exception as e:
-                log("workload stdout: %s" % e)
-            events.put(("eof",))
-
-        def read_err():
-            try:
-                for bline in iter(proc.stderr.readline, b""):
-                    err_tail.append(bline.decode("utf-8", "replace").rstrip("\r\n")[:1000])
-            except Exception:
-                pass
-
-        to = threading.Thread(target=read_out, name="ptwb-wl-out")
-        te = threading.Thread(target=read_err, name="ptwb-wl-err")
-        to.daemon = te.daemon = True
-        to.start()
-        te.start()
-
-        samples = []   # (t_s, total_w)
-        mbs = []       # (index, ms, t_end)
-        settle_t = None
-        settled = False
-        settle_done = False
-        scan_from = train_from = None  # sample indices: next window end to check, first training
-        terminated_by_us = False
-        stopped = False
-        k = 0
-        next_tick = t0
-        try:
-            while True:
-                if stop_ev.is_set():
-                    stopped = True
-                    break
-                now = time.monotonic()
-                if now >= next_tick:
-                    if rails:
-                        total, values = self.dev.read_power(rails, kind)
-                        t_s = (now - t0) * self.clock.scale
-                        samples.append((t_s, total))
-                        self.emit({"id": rid, "event": "power", "t_s": round(t_s, 3),
-                                   "total_w": total, "rails": values})
-                    k += 1
-                    next_tick = t0 + self.clock.real(k * interval / 1000.0)
-                    # Behind schedule (a loaded machine, or a time scale at which one sample
-                    # takes longer than the interval): skip the ticks already missed. Sampling
-                    # them back to back never reached events.get below, so the workload's end
-                    # was never seen and the profile ran forever (found by scripts/soak at
-                    # simulator speed 1000 on a busy 2-core machine).
-                    late = time.monotonic()
-                    if next_tick <= late:
-                        k = int((late - t0) / self.clock.real(interval / 1000.0)) + 1
-                        next_tick = t0 + self.clock.real(k * interval / 1000.0)
-                    if not settle_done and mbs:
-                        # Settling is judged on training samples only: from the end of the
-                        # first (warm-up) minibatch on (see find_settle).
-                        train_t = mbs[0][2]
-                        if scan_from is None:
-                            train_from = len(samples)
-                            while train_from > 0 and samples[train_from - 1][0] >= train_t:
-                                train_from -= 1
-                            scan_from = train_from
-                        # only the windows ending at the samples not checked yet
-                        lo = max(train_from, scan_from - settle["window"] + 1)
-                        st, ok = find_settle(samples[lo:], settle["tolerance"], settle["window"],
-                                             settle["timeout_s"], train_t)
-                        scan_from = len(samples)
-                        t_now = (time.monotonic() - t0) * self.clock.scale
-                        if st is not None:
-                            settle_t, settled, settle_done = st, ok, True
-                        elif t_now >= train_t + settle["timeout_s"]:
-                            settle_t, settled, settle_done = train_t + settle["timeout_s"], False, True
-                        if settle_done:
-                            self.emit({"id": rid, "event": "settled", "t_s": round(settle_t, 3)})
-                    continue
-                try:
-                    item = events.get(timeout=max(0.0, min(next_tick - now, 0.25)))
-                except queue.Empty:
-                    continue
-                if item[0] == "eof":
-                    break
-                _, ms, t_end = item
-                mbs.append((len(mbs), ms, t_end))
-                self.emit({"id": rid, "event": "minibatch", "index": len(mbs) - 1,
-                           "ms": round(ms, 3), "t_s": round(t_end, 3)})
-                if w["kind"] == "command" and len(mbs) >= n_mb:
-                    terminated_by_us = True
-                    break
+            samples, mbs, ending = self._drive(
+                rid, wp, rails, kind, interval, stop_ev, n_mb if command else None,
+                timeout_s=w["timeout_s"] if command else None, on_sample=on_sample)
         finally:
-            if proc.poll() is None and not (stopped or terminated_by_us):
-                # stdout closed (or we are failing): give the workload a moment to exit by itself
-                try:
-                    proc.wait(timeout=self.clock.real(10.0))
-                except subprocess.TimeoutExpired:
-                    terminated_by_us = True
-            if proc.poll() is None:
-                _terminate(proc)
-            rc = proc.wait()
-            to.join(2.0)
-            te.join(2.0)
-            for p in (proc.stdout, proc.stderr):
-                try:
-                    p.close()
-                except Exception:
-                    pass
-        if stopped:
+            # a command is cut at its minibatches; a built-in stops by itself
+            rc, killed = wp.finish(kill=ending != "ended")
+        if ending == "stopped":
             raise OpError("stopped", "profile stopped after %d minibatches" % len(mbs))
-        if rc != 0 and not terminated_by_us:
-            raise OpError("workload_failed", "workload exited with status %d" % rc,
-                          stderr=list(err_tail))
-        if not mbs:
-            raise OpError("workload_failed", "workload printed no PTWB_MINIBATCH line",
-                          stderr=list(err_tail))
-        sel = select_clean(mbs, samples, settle_t if settle_done else None)
+        if killed and ending == "ended":
+            ending = "enough"  # it closed its output but had to be terminated: as before
+        why = wp.reason(ending, rc, n_mb, w.get("timeout_s"))
+        if why is None and command and 0 < len(mbs) <= w.get("skip", 0):
+            why = "workload %s after %d of %d minibatches, all of them skipped" \
+                % (_status_text(rc), len(mbs), n_mb)
+        if why is not None:
+            raise wp.failure(why)
+        sel = select_clean(mbs, samples, st["t"] if st["done"] else None, warm)
         result = dict(sel)
-        result["settle_s"] = round(settle_t, 3) if settle_t is not None else None
-        result["settled"] = settled
+        result["settle_s"] = round(st["t"], 3) if st["t"] is not None else None
+        result["settled"] = st["settled"]
         result["samples"] = len(samples)
         result["mode"] = self.current_mode()
         result["boot_id"] = self.dev.boot_id()
+        return result
+
+    def op_test_workload(self, rid, req, stop_ev):
+        """Runs a workload in the current mode for up to `seconds` device s (or until
+        `minibatches` are recognised) and reports what it wrote and what was recognised: a
+        workload that fails is a result with its reason, not an error."""
+        w = validate_workload(req)
+        seconds = req_number(req, "seconds", "seconds", lo=1, hi=600, default=30,
+                             required=False)
+        wanted = req_int(req, "minibatches", "minibatches", lo=2, hi=100000, default=20,
+                         required=False)
+        interval = req_number(req, "sample_interval_ms", "sample_interval_ms", lo=100, hi=60000,
+                              default=100, required=False)
+        kind = device_kind(self.dev.model())
+        rails = self.dev.rails()
+        skip = w.get("skip", 0)
+        wp = self._workload_process(w, wanted, OUTPUT_TEST_KEEP)
+        result = {"lines": [], "minibatches": 0, "time_ms": None, "power_w": None,
+                  "exit_status": None, "reason": None, "mode": self.current_mode(),
+                  "seconds": 0.0}
+        try:
+            wp.start()
+        except OpError as e:
+            result["reason"] = e.message
+            return result
+        ending = "stopped"
+        try:
+            timeout = w["timeout_s"] if w["kind"] == "command" else None
+            if timeout is not None and timeout >= seconds:
+                timeout = None  # the run ends first: its reason says "within `seconds`"
+            samples, mbs, ending = self._drive(rid, wp, rails, kind, interval, stop_ev, wanted,
+                                               until_s=seconds, timeout_s=timeout)
+        finally:
+            rc, killed = wp.finish(kill=ending != "ended")
+        if ending == "stopped":
+            raise OpError("stopped", "test_workload stopped after %d minibatches" % len(mbs))
+        result["seconds"] = round(wp.now(), 3)
+        result["lines"] = wp.output(OUTPUT_TEST_KEEP)
+        result["minibatches"] = len(mbs)
+        result["exit_status"] = None if killed else rc
+        result["reason"] = wp.reason(ending, None if killed else rc, wanted,
+                                     timeout if ending == "silent" else seconds)
+        measured = mbs[skip:]
+        if measured:
+            result["time_ms"] = stats_with_max([m[1] for m in measured], 3)
+            # power while it trained: from the end of the skipped minibatches (without any,
+            # from the start of the first, by its own time) to the end of the last
+            start = mbs[skip - 1][2] if skip else mbs[0][2] - mbs[0][1] / 1000.0
+            pw = [p for (t, p) in samples if start <= t <= measured[-1][2]]
+            result["power_w"] = stats_with_max(pw, 4) if pw else None
         return result
 
     # --- concurrent training and inference
@@ -1552,6 +1820,238 @@ def _terminate(proc):
             proc.kill()
     except OSError:
         pass
+
+
+# --------------------------------------------------------------------------------------------
+# A workload's process: its output read, its minibatches recognised (profile, test_workload)
+
+LAUNCHER_EVENT_MAX = 4096   # bytes of one launcher event line
+SILENT_MIN_REAL_S = 1.0     # wall s: the least a workload is given to recognise a minibatch
+EXITED_GRACE_S = 1.0        # wall s to wait for output after the process exited (children of
+                            # its own may keep its pipes open)
+
+
+def _status_text(rc):
+    if rc is not None and rc < 0:
+        return "was killed by signal %d" % -rc
+    return "exited with status %s" % rc
+
+
+class WorkloadProcess(object):
+    """Runs one workload process and turns what it writes into events, on the caller's thread:
+    next_event() returns ("mb", ms, t_end) for each recognised minibatch (t_end in device
+    seconds from the start), ("end",) once the process and its output are done, or None.
+
+    stdout and stderr are read by a thread each and split into lines (LineSplitter); both are
+    recognised and kept, in arrival order, in `tail` ({"stream", "text", "ms"}). With the
+    launcher, minibatches come from the launcher's own pipe (PTWB_EVENTS_FD) instead: one
+    `step T` line per optimizer step (T: the launcher's time.monotonic() at the step's return,
+    the same clock as ours), a minibatch being the interval between two steps, in device
+    time (times the clock's scale). Nothing read is executed or used as a path.
+    """
+
+    def __init__(self, argv, cwd, env, recognise, clock, keep=OUTPUT_TEST_KEEP):
+        self.argv, self.cwd, self.env = list(argv), cwd, env
+        self.rec = Recogniser(recognise)
+        self.launcher = recognise["by"] == "launcher"
+        self.clock = clock
+        self.q = queue.Queue()
+        self.tail = collections.deque(maxlen=keep)
+        self.err_tail = collections.deque(maxlen=STDERR_KEEP)  # the legacy `stderr` list
+        self.launcher_error = None
+        self.count = 0             # minibatches recognised
+        self.last_t = 0.0          # device s of the start, then of the last minibatch
+        self.proc = None
+        self._threads = []
+        self._open = 0             # readers still reading
+        self._last_step = None
+        self._exited_at = None
+
+    # --- starting and stopping
+    def start(self):
+        """Starts the process; OpError workload_failed (with an empty output) if it cannot."""
+        if self.cwd is not None and not os.path.isdir(self.cwd):
+            raise self.failure("could not start %s: the working directory %s does not exist"
+                               % (os.path.basename(self.argv[0]), self.cwd))
+        env, pass_fds, rfd = self.env, (), None
+        if self.launcher:
+            rfd, wfd = os.pipe()
+            env = dict(env if env is not None else os.environ)
+            env["PTWB_EVENTS_FD"] = str(wfd)
+            pass_fds = (wfd,)
+        try:
+            self.proc = subprocess.Popen(self.argv, cwd=self.cwd, env=env,
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, close_fds=True,
+                                         pass_fds=pass_fds, preexec_fn=_die_with_parent)
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            if rfd is not None:
+                os.close(rfd)
+            raise self.failure("could not start %s: %s" % (self.argv[0], e))
+        finally:
+            if pass_fds:
+                os.close(pass_fds[0])  # the child's end: EOF once the child (and its own) exit
+        self.t0 = time.monotonic()
+        self._reader(self._read_stream, self.proc.stdout, "out")
+        self._reader(self._read_stream, self.proc.stderr, "err")
+        if rfd is not None:
+            self._reader(self._read_events, os.fdopen(rfd, "rb"), "events")
+
+    def _reader(self, fn, stream, name):
+        t = threading.Thread(target=fn, args=(stream, name), name="ptwb-wl-" + name)
+        t.daemon = True
+        self._open += 1
+        self._threads.append((t, stream))
+        t.start()
+
+    def finish(self, kill):
+        """Ends the process: at once when kill, else after up to 10 device s for it to exit by
+        itself. Returns (exit status, killed by us)."""
+        proc = self.proc
+        killed = kill and proc.poll() is None
+        if proc.poll() is None and not kill:
+            try:
+                proc.wait(timeout=self.clock.real(10.0))
+            except subprocess.TimeoutExpired:
+                killed = True
+        if proc.poll() is None:
+            _terminate(proc)
+        rc = proc.wait()
+        for t, stream in self._threads:
+            t.join(2.0)
+            try:
+                stream.close()
+            except Exception:
+                pass
+        # the last lines (a traceback) belong in the output even when they came after the end
+        while self.next_event(0.0, counting=False) is not None:
+            pass
+        return rc, killed
+
+    # --- reading (reader threads)
+    def now(self):
+        return (time.monotonic() - self.t0) * self.clock.scale
+
+    def _read_stream(self, stream, name):
+        split = LineSplitter()
+        fd = stream.fileno()
+        try:
+            while True:
+                data = os.read(fd, 65536)
+                for line in split.feed(data, final=not data):
+                    self.q.put(("line", name, line, self.now()))
+                if not data:
+                    break
+        except (OSError, ValueError) as e:
+            log("workload %s: %s" % (name, e))
+        self.q.put(("eof",))
+
+    def _read_events(self, stream, name):
+        """The launcher's pipe: `step T` or `error TEXT` lines; anything else is ignored."""
+        try:
+            while True:
+                raw = stream.readline(LAUNCHER_EVENT_MAX)
+                if not raw:
+                    break
+                word, _, rest = raw.decode("utf-8", "replace").strip().partition(" ")
+                if word == "step":
+                    try:
+                        t = float(rest)
+                    except ValueError:
+                        continue
+                    if math.isfinite(t):
+                        self.q.put(("step", t))
+                elif word == "error":
+                    self.q.put(("error", sanitise_line(rest)[:500]))
+        except (OSError, ValueError) as e:
+            log("workload events: %s" % e)
+        self.q.put(("eof",))
+
+    # --- events (caller's thread)
+    def next_event(self, timeout, counting=True):
+        try:
+            item = self.q.get(timeout=timeout) if timeout > 0 else self.q.get_nowait()
+        except queue.Empty:
+            return self._ended_quietly()
+        kind = item[0]
+        if kind == "line":
+            _, stream, text, t = item
+            ms = self.rec.ms_of(text)
+            self.tail.append({"stream": stream, "text": text,
+                              "ms": round(ms, 3) if ms is not None else None})
+            if stream == "err":
+                self.err_tail.append(text)
+            if ms is not None and counting:
+                return self._minibatch(ms, t)
+        elif kind == "step":
+            t = item[1]
+            prev, self._last_step = self._last_step, t
+            if prev is not None and t > prev and counting:
+                return self._minibatch((t - prev) * 1000.0 * self.clock.scale,
+                                       max(0.0, (t - self.t0) * self.clock.scale))
+        elif kind == "error":
+            self.launcher_error = item[1]
+        elif kind == "eof":
+            self._open -= 1
+            if self._open == 0:
+                return ("end",)
+        return ("other",)
+
+    def _ended_quietly(self):
+        """("end",) when the process exited a while ago but something of its own keeps a pipe
+        open (a daemonised child): its output is not waited for any longer."""
+        if self.proc is None or self.proc.poll() is None:
+            return None
+        now = time.monotonic()
+        if self._exited_at is None:
+            self._exited_at = now
+        return ("end",) if now - self._exited_at >= EXITED_GRACE_S else None
+
+    def _minibatch(self, ms, t):
+        self.count += 1
+        self.last_t = t
+        return ("mb", ms, t)
+
+    def silent_for(self, timeout_s):
+        """True when no minibatch was recognised for timeout_s device seconds since the start
+        or the last one, and for at least SILENT_MIN_REAL_S wall seconds: an interpreter does
+        not start faster at a simulator's time scale (120 device s are 1.2 ms at 1e5)."""
+        silent = self.now() - self.last_t
+        return silent >= timeout_s and silent / self.clock.scale >= SILENT_MIN_REAL_S
+
+    # --- failures
+    def output(self, n=OUTPUT_FAIL_KEEP):
+        return list(self.tail)[-n:]
+
+    def failure(self, reason):
+        return OpError("workload_failed", reason, stderr=list(self.err_tail),
+                       output=self.output())
+
+    def why_none(self, within_s=None):
+        """The reason no minibatch was recognised."""
+        why = self.launcher_error or self.rec.why_none()
+        if within_s is None:
+            return "no minibatch recognised: %s" % why
+        return "no minibatch recognised within %g s: %s" % (within_s, why)
+
+    def reason(self, ending, rc, wanted, within_s):
+        """The failure's reason for how the run ended, or None when it did not fail: ending is
+        "silent" (nothing recognised for within_s device s), "ended" (exited by itself) or
+        another ending that is not a failure ("enough", "time")."""
+        if ending == "silent":
+            if self.count == 0:
+                return self.why_none(within_s)
+            return "no minibatch recognised for %g s after %d of %d minibatches" \
+                % (within_s, self.count, wanted)
+        if ending == "ended" and rc != 0 and self.count < wanted:
+            if self.launcher_error is not None and self.count == 0:
+                return self.launcher_error
+            return "workload %s after %d of %d minibatches" % (_status_text(rc), self.count, wanted)
+        if self.count == 0:
+            if ending == "ended":
+                return "%s (the workload %s)" % (self.why_none(), _status_text(rc))
+            return self.why_none(within_s)
+        return None
 
 
 def parse_l4t(text):

@@ -20,6 +20,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENT_DIR = os.path.normpath(os.path.join(HERE, "..", "agent"))
+STANDIN = os.path.join(HERE, "standin")  # the stand-in torch package (simulated)
 sys.path.insert(0, HERE)
 sys.path.insert(0, AGENT_DIR)
 
@@ -85,10 +86,33 @@ def forward_stdin(src, dst_fd, kernel, faults, helper_prefix):
             pass
 
 
+def prepare_home(state, speed, seed):
+    """The login user's side of the simulated Jetson: the agent runs (and `command` workloads
+    start) in STATE/home, which is also $HOME, holding train.py (a copy of sim_train.py, so
+    that `python3 train.py --log ...` is a real script for every recogniser), with the
+    stand-in torch first on PYTHONPATH (for the launcher; docs/simulator.md) and the simulator
+    named in PTWB_SIM_* for train.py to find its state and speed. The agent runs in this
+    process, so these are this process's own cwd and environment."""
+    home = os.path.join(state, "home")
+    os.makedirs(home, exist_ok=True)
+    with open(os.path.join(HERE, "sim_train.py"), "rb") as f:
+        simkernel.atomic_write(os.path.join(home, "train.py"), f.read().decode("utf-8"))
+    os.environ["HOME"] = home
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = STANDIN + (os.pathsep + path if path else "")
+    os.environ["PTWB_SIM_STATE"] = state
+    os.environ["PTWB_SIM_SPEED"] = repr(speed)
+    os.environ["PTWB_SIM_SEED"] = str(seed)
+    os.environ["PTWB_SIM_DIR"] = HERE
+    os.chdir(home)
+    return home
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        faults = simkernel.Faults(args.fault, os.path.join(args.state, "faults.json"))
+        faults = simkernel.Faults(args.fault, os.path.abspath(os.path.join(args.state,
+                                                                           "faults.json")))
     except simkernel.FaultError as e:
         sys.stderr.write("ptwb_simjetson.py: %s\n" % e)
         return 2
@@ -120,6 +144,7 @@ def main(argv=None):
     # -B: an installed simulator lives in /usr/share; it must not write byte-code caches there.
     runner = [sys.executable, "-B", os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
+    prepare_home(state, args.speed, args.seed)
     rfd, wfd = os.pipe()
     src = getattr(sys.stdin, "buffer", sys.stdin)
     fwd = threading.Thread(target=forward_stdin, args=(src, wfd, kernel, faults, helper_prefix),
