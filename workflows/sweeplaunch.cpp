@@ -5,6 +5,7 @@
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
 #include "sweepsetup.h"
+#include "workloads.h"
 
 #include <QJsonDocument>
 
@@ -15,18 +16,42 @@ namespace {
 constexpr int kMaxMinibatches = 100000;
 constexpr int kMaxRepeats = 100;
 
-Expected<WorkloadSpec> workloadToRun(const SweepRequest &request)
+// What the device runs, and (for a saved definition) its minibatches per mode.
+struct RunChoice
+{
+    WorkloadSpec spec;
+    std::optional<int> minibatches;
+};
+
+Expected<RunChoice> workloadToRun(Store &store, const SweepRequest &request,
+                                  const QString &deviceKind)
 {
     if (request.run) {
         WorkloadSpec spec = *request.run;
         spec.inference = spec.inference || request.inference;
-        return spec;
+        return RunChoice {spec, std::nullopt};
+    }
+    const Expected<std::optional<WorkloadDefinition>> definition =
+        findWorkload(store, request.workload);
+    if (!definition)
+        return passOn<Expected<RunChoice>>(definition);
+    if (definition->has_value()) {
+        const WorkloadDefinition &saved = **definition;
+        if (!saved.deviceKind.isEmpty() && saved.deviceKind != deviceKind) {
+            return Expected<RunChoice>::badInput(
+                InputField::Workload,
+                QStringLiteral("workload '%1' is defined for %2 devices, and this one is a %3")
+                    .arg(saved.name, saved.deviceKind, deviceKind));
+        }
+        WorkloadSpec spec = WorkloadSpec::fromDefinition(saved);
+        spec.inference = request.inference;
+        return RunChoice {spec, saved.minibatchesPerMode()};
     }
     const QStringList &builtins = SweepSetup::builtinWorkloads();
     const QString builtin =
         request.inference ? builtinOfInference(request.workload) : request.workload;
     if (!builtins.contains(builtin)) {
-        return Expected<WorkloadSpec>::badInput(
+        return Expected<RunChoice>::badInput(
             InputField::Run,
             QStringLiteral("workload '%1' is not built in (%2); say what the device runs for it")
                 .arg(request.workload, builtins.join(QStringLiteral(", "))));
@@ -34,7 +59,7 @@ Expected<WorkloadSpec> workloadToRun(const SweepRequest &request)
     WorkloadSpec spec;
     spec.builtin = builtin;
     spec.inference = request.inference;
-    return spec;
+    return RunChoice {spec, std::nullopt};
 }
 
 // Adaptive and search plans choose modes from training measurements at one batch size.
@@ -162,9 +187,15 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &asked,
     if (request.repeats < 1 || request.repeats > kMaxRepeats)
         return Result::badInput(InputField::Repeats,
                                 QStringLiteral("expected 1..%1").arg(kMaxRepeats));
-    const Expected<WorkloadSpec> run = workloadToRun(request);
-    if (!run)
-        return passOn<Result>(run);
+    if (request.stopAfterFailures < 0)
+        return Result::badInput(InputField::None,
+                                QStringLiteral("stop after failures: expected 0 (never) or more, "
+                                               "got %1")
+                                    .arg(request.stopAfterFailures));
+    const Expected<RunChoice> choice = workloadToRun(store, request, first.kind);
+    if (!choice)
+        return passOn<Result>(choice);
+    const WorkloadSpec *run = &choice->spec;
     if (Status ok = checkBatchSizes(request); !ok)
         return passOn<Result>(ok);
     if (Status ok = checkKind(store, device, request.workload, run->inference); !ok)
@@ -177,15 +208,16 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &asked,
     plan.target = addresses(devices).join(QLatin1Char(','));
     plan.modeSet = request.modeSet.trimmed();
     plan.run = QString::fromUtf8(QJsonDocument(run->toJson()).toJson(QJsonDocument::Compact));
-    plan.minibatches = request.minibatches;
+    plan.minibatches = choice->minibatches.value_or(request.minibatches);
     plan.repeats = request.repeats;
     plan.seed = request.seed;
     plan.batchSizes = request.batchSizes;
     return SweepSetup::create(store, plan);
 }
 
-Expected<std::unique_ptr<SweepRunner>>
-sweepRunner(Store &store, qint64 sweepId, const QVector<DeviceEndpoint> &devices, QObject *parent)
+Expected<std::unique_ptr<SweepRunner>> sweepRunner(Store &store, qint64 sweepId,
+                                                   const QVector<DeviceEndpoint> &devices,
+                                                   QObject *parent, int stopAfterFailures)
 {
     using Result = Expected<std::unique_ptr<SweepRunner>>;
     const Expected<SweepRecord> record = SweepStore(store).load(sweepId);
@@ -194,8 +226,9 @@ sweepRunner(Store &store, qint64 sweepId, const QVector<DeviceEndpoint> &devices
     QVector<SweepDevice> reach;
     for (const DeviceEndpoint &device : devices)
         reach.append(SweepDevice {device.address, device.connect});
-    auto runner =
-        std::make_unique<SweepRunner>(store, sweepId, reach, SweepRunner::Options(), parent);
+    SweepRunner::Options options;
+    options.stopAfterFailures = std::max(0, stopAfterFailures);
+    auto runner = std::make_unique<SweepRunner>(store, sweepId, reach, options, parent);
     SweepSetup::configure(*runner, store, *record);
     return Result(std::move(runner));
 }

@@ -23,7 +23,10 @@ struct SweepRequest
     QString workload;  // the store's workload name
     // all, random:N, als:N or grid:SPEC (SweepPlan::selectModes); unused when resuming.
     QString modeSet;
-    // What the device runs; empty: the built-in workload of the same name.
+    // What the device runs; empty: the saved definition of the same name (WorkloadLibrary),
+    // else the built-in workload of the same name. A definition's sweep profiles its skip + keep
+    // minibatches per mode (not `minibatches`), and its plan records the whole run, so a resumed
+    // sweep runs exactly that even after the definition was edited.
     std::optional<WorkloadSpec> run;
     // Profile the inference of `run` (minibatches of requests) instead of its training. Without
     // `run`, the built-in workload of the name, or of the name without kInferenceSuffix.
@@ -39,6 +42,9 @@ struct SweepRequest
     // device. Only its pending modes are measured.
     bool resume = false;
     qint64 resumeSweepId = 0;
+    // After this many failed modes in a row the sweep stops, resumable (Paused); 0: never.
+    int stopAfterFailures = kDefaultStopAfterFailures;
+    static constexpr int kDefaultStopAfterFailures = 3;
 };
 
 // A built-in workload's inference is stored under its own workload name (a workload holds
@@ -59,8 +65,10 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &request,
 // A runner for stored sweep `sweepId` on `devices`, with the time predictions and, for als:N,
 // the adaptive plan extender (SweepSetup::configure). It runs on the calling thread, which must
 // own `store`; `store` must outlive it. Start it with SweepRunner::start.
-Expected<std::unique_ptr<SweepRunner>> sweepRunner(Store &store, qint64 sweepId,
-                                                   const QVector<DeviceEndpoint> &devices,
-                                                   QObject *parent = nullptr);
+// `stopAfterFailures`: SweepRequest::stopAfterFailures.
+Expected<std::unique_ptr<SweepRunner>>
+sweepRunner(Store &store, qint64 sweepId, const QVector<DeviceEndpoint> &devices,
+            QObject *parent = nullptr,
+            int stopAfterFailures = SweepRequest::kDefaultStopAfterFailures);
 
 }  // namespace ptwb::workflows

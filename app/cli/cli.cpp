@@ -14,6 +14,7 @@
 #include "searchcommand.h"
 #include "storecommands.h"
 #include "verifycommand.h"
+#include "workloadcommands.h"
 
 #include "predict/regressor.h"
 #include "simulatorlauncher.h"
@@ -31,6 +32,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(std::make_unique<ImportCommand>());
     commands.push_back(std::make_unique<ExportCommand>());
     commands.push_back(std::make_unique<WorkloadsCommand>());
+    commands.push_back(std::make_unique<WorkloadCommand>());
     commands.push_back(std::make_unique<ModesCommand>());
     commands.push_back(std::make_unique<TrainCommand>());
     commands.push_back(std::make_unique<TransferCommand>());

@@ -35,6 +35,10 @@ void SweepCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("Profile the workload's inference (minibatches of requests) "
                                      "instead of its training; the store's workload then holds "
                                      "inference measurements only.")});
+    parser.addOption({QStringLiteral("stop-after-failures"),
+                      QStringLiteral("Stop the sweep (resumable with --resume) after K failed "
+                                     "modes in a row; 0: never (default 3)."),
+                      QStringLiteral("K"), QStringLiteral("3")});
 }
 
 int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -67,6 +71,14 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         return output.fail(batchSizes);
     request->batchSizes = *batchSizes;
     request->inference = parser.isSet(QStringLiteral("inference"));
+    const QString stopAfter = parser.value(QStringLiteral("stop-after-failures"));
+    request->stopAfterFailures = stopAfter.toInt(&ok);
+    if (!ok || request->stopAfterFailures < 0) {
+        return output.badUsage(QStringLiteral("--stop-after-failures: '%1' is not a count; "
+                                              "expected 0 (never stop) or more failed modes in "
+                                              "a row")
+                                   .arg(stopAfter));
+    }
 
     Expected<std::unique_ptr<Store>> store = Store::open(dbPath(parser));
     if (!store)

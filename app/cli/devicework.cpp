@@ -60,7 +60,7 @@ runSweep(const QCommandLineParser &parser, const workflows::SweepRequest &reques
     SweepOutcome outcome;
     outcome.sweepId = *planned;
     Expected<std::unique_ptr<SweepRunner>> launched =
-        workflows::sweepRunner(store, outcome.sweepId, devices);
+        workflows::sweepRunner(store, outcome.sweepId, devices, nullptr, request.stopAfterFailures);
     if (!launched)
         return passOn<Expected<SweepOutcome>>(launched);
     SweepRunner &runner = **launched;
@@ -125,10 +125,13 @@ void addSweepRunOptions(QCommandLineParser &parser, const QString &resumeHelp)
                                      "fleet sharing the sweep."),
                       QStringLiteral("TARGET")});
     parser.addOption({QStringLiteral("workload"),
-                      QStringLiteral("Workload name in the store, e.g. mobilenet_v3."),
+                      QStringLiteral("Workload name in the store, e.g. mobilenet_v3. Without "
+                                     "--run, a saved definition of that name (ptwb workload) is "
+                                     "run, else the built-in workload."),
                       QStringLiteral("NAME")});
     parser.addOption({QStringLiteral("minibatches"),
-                      QStringLiteral("Minibatches per mode, the first discarded (default 40)."),
+                      QStringLiteral("Minibatches per mode, the first discarded (default 40; a "
+                                     "saved definition's skip + keep)."),
                       QStringLiteral("N"), QStringLiteral("40")});
     parser.addOption({QStringLiteral("run"),
                       QStringLiteral("What the device runs: builtin:NAME[:BATCH] (default: the "

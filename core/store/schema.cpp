@@ -162,8 +162,24 @@ CREATE TABLE convergence (
 );
 )sql";
 
+// Version 8: the researcher's own workloads saved by name (WorkloadDefinition::toJson as
+// `definition`; device_kind NULL: any device), and a failed mode's last output lines (a JSON
+// array as on the wire, sanitised) beside its reason. A definition is not a workload row:
+// removing one never touches the measurements stored under its name.
+const char kVersion8[] = R"sql(
+CREATE TABLE workload_definitions (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    device_kind TEXT,
+    definition  TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+ALTER TABLE sweep_modes ADD COLUMN output TEXT;
+)sql";
+
 const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                   kVersion5, kVersion6, kVersion7};
+                                   kVersion5, kVersion6, kVersion7, kVersion8};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

@@ -210,7 +210,7 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
 
     auto items = db.prepare(QStringLiteral(
         "SELECT position, cores, cpu_khz, gpu_hz, emc_hz, repeat, state, reason, attempts, "
-        "target, measurement_id, batch_size FROM sweep_modes WHERE sweep_id = ?1 ORDER BY "
+        "target, measurement_id, batch_size, output FROM sweep_modes WHERE sweep_id = ?1 ORDER BY "
         "position"));
     if (!items)
         return Result::failure(items.error());
@@ -232,6 +232,11 @@ Expected<SweepRecord> SweepStore::load(qint64 id)
         item.target = items->columnText(9);
         item.measurementId = items->columnInt(10);
         item.batchSize = int(items->columnInt(11));  // NULL reads as 0: the run's own
+        if (!items->columnIsNull(12)) {
+            item.output = WorkloadOutput::fromJson(
+                QJsonDocument::fromJson(items->columnText(12).toUtf8()).array(),
+                kStoredOutputLines);
+        }
         // a mode once, whatever its batch sizes and repeats (they follow one another)
         if (record.plan.modes.isEmpty() || record.items.back().mode != item.mode)
             record.plan.modes.append(item.mode);
@@ -365,12 +370,12 @@ Expected<qint64> SweepStore::recordDone(qint64 sweepId, int position, const Meas
 }
 
 Status SweepStore::recordFailed(qint64 sweepId, int position, const QString &reason,
-                                const QString &target)
+                                const QString &target, const QVector<WorkloadOutputLine> &output)
 {
     auto update = m_store.connection().prepare(QStringLiteral(
         "UPDATE sweep_modes SET state = 'failed', reason = ?3, attempts = attempts + 1, "
-        "target = ?4, finished_at = ?5 WHERE sweep_id = ?1 AND position = ?2 AND state = "
-        "'pending' RETURNING position"));
+        "target = ?4, finished_at = ?5, output = ?6 WHERE sweep_id = ?1 AND position = ?2 AND "
+        "state = 'pending' RETURNING position"));
     if (!update)
         return Status::failure(update.error());
     update->bind(1, sweepId);
@@ -378,6 +383,19 @@ Status SweepStore::recordFailed(qint64 sweepId, int position, const QString &rea
     update->bind(3, reason);
     update->bind(4, target);
     update->bind(5, utcNow());
+    if (output.isEmpty()) {
+        update->bindNull(6);
+    } else {
+        // Sanitised here too: the store never holds a device's control characters.
+        QVector<WorkloadOutputLine> kept =
+            output.mid(std::max(0, int(output.size()) - kStoredOutputLines));
+        for (WorkloadOutputLine &line : kept)
+            line.text = WorkloadOutput::sanitisedText(line.text);
+        update->bind(
+            6,
+            QString::fromUtf8(
+                QJsonDocument(WorkloadOutput::toJson(kept)).toJson(QJsonDocument::Compact)));
+    }
     Expected<bool> row = update->step();
     if (!row)
         return Status::failure(row.error());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/measurement.h"
+#include "store/workloadoutput.h"
 #include "sweep/sweepplan.h"
 #include "util/expected.h"
 
@@ -31,6 +32,9 @@ struct SweepItem
     int repeat = 0;
     State state = State::Pending;
     QString reason;  // why it failed
+    // The last lines the workload printed before it failed (empty when it printed none, or the
+    // failure was not the workload's), sanitised when stored.
+    QVector<WorkloadOutputLine> output;
     int attempts = 0;
     QString target;  // which device of a fleet measured it
     qint64 measurementId = 0;  // the stored measurement of a done item
@@ -86,8 +90,11 @@ public:
     // Returns the stored measurement's id.
     Expected<qint64> recordDone(qint64 sweepId, int position, const Measurement &measurement,
                                 const QString &target);
-    // Marks a pending item failed with a reason a person can act on.
-    Status recordFailed(qint64 sweepId, int position, const QString &reason, const QString &target);
+    // Marks a pending item failed with a reason a person can act on, and the workload's last
+    // output lines (at most kStoredOutputLines are kept, each sanitised again).
+    static constexpr int kStoredOutputLines = 20;
+    Status recordFailed(qint64 sweepId, int position, const QString &reason, const QString &target,
+                        const QVector<WorkloadOutputLine> &output = {});
 
 private:
     Store &m_store;

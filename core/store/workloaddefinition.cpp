@@ -65,9 +65,9 @@ Problem findProblem(const WorkloadDefinition &d)
     }
     for (int i = 0; i < d.argv.size(); ++i) {
         if (d.argv.at(i).contains(QChar(0)) || d.argv.at(i).size() > 4096) {
-            return {QStringLiteral("argv"),
-                    QStringLiteral("argument %1: expected at most 4096 characters, no NUL")
-                        .arg(i + 1)};
+            return {
+                QStringLiteral("argv"),
+                QStringLiteral("argument %1: expected at most 4096 characters, no NUL").arg(i + 1)};
         }
     }
     const QString &cwd = d.workingDirectory;
@@ -81,28 +81,30 @@ Problem findProblem(const WorkloadDefinition &d)
                     .arg(cwd.left(200))};
     }
     if (d.environment.size() > D::kMaxEnvironment) {
-        return {QStringLiteral("env"), QStringLiteral("expected at most %1 variables, got %2")
-                                           .arg(D::kMaxEnvironment)
-                                           .arg(d.environment.size())};
+        return {QStringLiteral("env"),
+                QStringLiteral("expected at most %1 variables, got %2")
+                    .arg(D::kMaxEnvironment)
+                    .arg(d.environment.size())};
     }
     QStringList seen;
     for (int i = 0; i < d.environment.size(); ++i) {
         const auto &[name, value] = d.environment.at(i);
         const QString field = QStringLiteral("env[%1]").arg(i + 1);
         if (!isEnvironmentName(name)) {
-            return {field, QStringLiteral("expected a variable name (letters, digits, _; not "
-                                          "starting with a digit), got \"%1\"")
-                               .arg(name.left(128))};
+            return {field,
+                    QStringLiteral("expected a variable name (letters, digits, _; not "
+                                   "starting with a digit), got \"%1\"")
+                        .arg(name.left(128))};
         }
         if (name.startsWith(QLatin1String("PTWB_"))) {
-            return {field,
-                    QStringLiteral("%1: PTWB_ variables are the workbench's own").arg(name)};
+            return {field, QStringLiteral("%1: PTWB_ variables are the workbench's own").arg(name)};
         }
         if (looksLikeSecret(name)) {
-            return {field, QStringLiteral("%1 looks like a secret; set it in the device's own "
-                                          "environment, the workbench stores definitions in "
-                                          "plain text")
-                               .arg(name)};
+            return {field,
+                    QStringLiteral("%1 looks like a secret; set it in the device's own "
+                                   "environment, the workbench stores definitions in "
+                                   "plain text")
+                        .arg(name)};
         }
         if (seen.contains(name))
             return {field, QStringLiteral("%1 is set twice").arg(name)};
@@ -145,9 +147,10 @@ Problem findProblem(const WorkloadDefinition &d)
                     .arg(d.keep)};
     }
     if (d.timeoutSeconds < 1 || d.timeoutSeconds > D::kMaxTimeoutSeconds) {
-        return {QStringLiteral("timeout"), QStringLiteral("expected 1 to %1 seconds, got %2")
-                                               .arg(D::kMaxTimeoutSeconds)
-                                               .arg(d.timeoutSeconds)};
+        return {QStringLiteral("timeout"),
+                QStringLiteral("expected 1 to %1 seconds, got %2")
+                    .arg(D::kMaxTimeoutSeconds)
+                    .arg(d.timeoutSeconds)};
     }
     return {};
 }
@@ -174,8 +177,8 @@ QString WorkloadDefinition::commandLine() const
         if (plain.match(arg).hasMatch())
             words.append(arg);
         else
-            words.append(QLatin1Char('\'') + QString(arg).replace(QLatin1Char('\''),
-                                                                  QLatin1String("'\\''")) +
+            words.append(QLatin1Char('\'') +
+                         QString(arg).replace(QLatin1Char('\''), QLatin1String("'\\''")) +
                          QLatin1Char('\''));
     }
     return words.join(QLatin1Char(' '));
@@ -214,9 +217,9 @@ Expected<WorkloadDefinition> WorkloadDefinition::fromJson(const QJsonObject &obj
 {
     using Result = Expected<WorkloadDefinition>;
     const auto bad = [&name](const QString &field, const QString &expected) {
-        return Result::badInput(InputField::Workload,
-                                QStringLiteral("workload %1: %2: expected %3")
-                                    .arg(name, field, expected));
+        return Result::badInput(
+            InputField::Workload,
+            QStringLiteral("workload %1: %2: expected %3").arg(name, field, expected));
     };
     WorkloadDefinition d;
     d.name = name;
@@ -312,8 +315,9 @@ QString unitName(WorkloadDefinition::RateUnit unit)
 
 bool unitFromName(const QString &text, WorkloadDefinition::RateUnit *out)
 {
-    for (auto u : {WorkloadDefinition::RateUnit::Milliseconds, WorkloadDefinition::RateUnit::Seconds,
-                   WorkloadDefinition::RateUnit::PerSecond}) {
+    for (auto u :
+         {WorkloadDefinition::RateUnit::Milliseconds, WorkloadDefinition::RateUnit::Seconds,
+          WorkloadDefinition::RateUnit::PerSecond}) {
         if (text == unitName(u)) {
             *out = u;
             return true;

@@ -2,7 +2,8 @@
 """PowerTrain Workbench device agent.
 
 Speaks JSON lines on stdin/stdout (see docs/device-protocol.md). Standard library only,
-Python 3.8+. Uploaded to devices with its sibling ptwb_helper.py, and runs as the login user:
+Python 3.8+. Uploaded to devices with its siblings ptwb_helper.py and ptwb_launch.py (the
+launcher of command workloads recognised by optimizer steps), and runs as the login user:
 workloads, power and thermal sampling and profiling never run as root. What needs root (setting
 and reading back clocks and cores, the armed revert, a reboot) is asked of the installed
 privileged helper through `sudo -n` (see ptwb_helper.py and docs/ssh.md), after checking that
@@ -1827,6 +1828,7 @@ def _terminate(proc):
 
 LAUNCHER_EVENT_MAX = 4096   # bytes of one launcher event line
 SILENT_MIN_REAL_S = 1.0     # wall s: the least a workload is given to recognise a minibatch
+READ_QUEUE_MAX = 4096       # lines and events read but not taken yet
 EXITED_GRACE_S = 1.0        # wall s to wait for output after the process exited (children of
                             # its own may keep its pipes open)
 
@@ -1855,7 +1857,10 @@ class WorkloadProcess(object):
         self.rec = Recogniser(recognise)
         self.launcher = recognise["by"] == "launcher"
         self.clock = clock
-        self.q = queue.Queue()
+        # Bounded: a workload that writes faster than it is read is held back by its own pipe
+        # (its writes block) instead of growing the agent's memory.
+        self.q = queue.Queue(maxsize=READ_QUEUE_MAX)
+        self._closing = threading.Event()  # readers drop what they cannot queue any more
         self.tail = collections.deque(maxlen=keep)
         self.err_tail = collections.deque(maxlen=STDERR_KEEP)  # the legacy `stderr` list
         self.launcher_error = None
@@ -1917,16 +1922,43 @@ class WorkloadProcess(object):
         if proc.poll() is None:
             _terminate(proc)
         rc = proc.wait()
+        # The last lines (a traceback) belong in the output even when they came after the end:
+        # take them while the readers finish (up to 2 wall s: a child of the workload may keep
+        # a pipe open), then stop them.
+        deadline = time.monotonic() + 2.0
+        while any(t.is_alive() for t, _ in self._threads) and time.monotonic() < deadline:
+            self._drain(0.05)
+        self._closing.set()
         for t, stream in self._threads:
-            t.join(2.0)
+            t.join(0.1)
             try:
                 stream.close()
             except Exception:
                 pass
-        # the last lines (a traceback) belong in the output even when they came after the end
-        while self.next_event(0.0, counting=False) is not None:
-            pass
+        self._drain(0.0)
         return rc, killed
+
+    def _drain(self, wait):
+        """Takes what the readers queued (waiting up to `wait` s for the first), not counting
+        minibatches any more."""
+        try:
+            self._take(self.q.get(timeout=wait) if wait > 0 else self.q.get_nowait(),
+                       counting=False)
+        except queue.Empty:
+            return
+        while True:
+            try:
+                self._take(self.q.get_nowait(), counting=False)
+            except queue.Empty:
+                return
+
+    def _put(self, item):
+        while not self._closing.is_set():
+            try:
+                self.q.put(item, timeout=0.25)
+                return
+            except queue.Full:
+                continue
 
     # --- reading (reader threads)
     def now(self):
@@ -1939,12 +1971,12 @@ class WorkloadProcess(object):
             while True:
                 data = os.read(fd, 65536)
                 for line in split.feed(data, final=not data):
-                    self.q.put(("line", name, line, self.now()))
+                    self._put(("line", name, line, self.now()))
                 if not data:
                     break
         except (OSError, ValueError) as e:
             log("workload %s: %s" % (name, e))
-        self.q.put(("eof",))
+        self._put(("eof",))
 
     def _read_events(self, stream, name):
         """The launcher's pipe: `step T` or `error TEXT` lines; anything else is ignored."""
@@ -1960,19 +1992,23 @@ class WorkloadProcess(object):
                     except ValueError:
                         continue
                     if math.isfinite(t):
-                        self.q.put(("step", t))
+                        self._put(("step", t))
                 elif word == "error":
-                    self.q.put(("error", sanitise_line(rest)[:500]))
+                    self._put(("error", sanitise_line(rest)[:500]))
         except (OSError, ValueError) as e:
             log("workload events: %s" % e)
-        self.q.put(("eof",))
+        self._put(("eof",))
 
     # --- events (caller's thread)
-    def next_event(self, timeout, counting=True):
+    def next_event(self, timeout):
         try:
             item = self.q.get(timeout=timeout) if timeout > 0 else self.q.get_nowait()
         except queue.Empty:
             return self._ended_quietly()
+        return self._take(item)
+
+    def _take(self, item, counting=True):
+        """One item of the readers: the output kept, a minibatch recognised (when counting)."""
         kind = item[0]
         if kind == "line":
             _, stream, text, t = item

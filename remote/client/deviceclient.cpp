@@ -141,6 +141,16 @@ DeviceCall *DeviceClient::profile(const WorkloadSpec &workload, int minibatches)
                  {QStringLiteral("minibatches"), minibatches}});
 }
 
+DeviceCall *DeviceClient::testWorkload(const WorkloadSpec &workload, int seconds, int minibatches,
+                                       int timeoutMs)
+{
+    return call(QStringLiteral("test_workload"),
+                {{QStringLiteral("workload"), workload.toJson()},
+                 {QStringLiteral("seconds"), seconds},
+                 {QStringLiteral("minibatches"), minibatches}},
+                timeoutMs);
+}
+
 DeviceCall *DeviceClient::runConcurrent(const ConcurrentRunRequest &request, int timeoutMs)
 {
     return call(QStringLiteral("run_concurrent"), request.toJson(), timeoutMs);

@@ -99,6 +99,11 @@ public:
     DeviceCall *confirm() { return call(QStringLiteral("confirm")); }
     DeviceCall *samplePower(int intervalMs, int count);
     DeviceCall *profile(const WorkloadSpec &workload, int minibatches);
+    // test_workload: runs the workload in the current mode for up to `seconds` (device) or
+    // `minibatches` recognised ones, streaming "minibatch" and "power" events; the result has
+    // its output lines and what was recognised. Stop it early with stop().
+    DeviceCall *testWorkload(const WorkloadSpec &workload, int seconds, int minibatches,
+                             int timeoutMs = kDefaultTimeoutMs);
     // run_concurrent; progress events keep it alive (an inactivity timeout, like every call).
     DeviceCall *runConcurrent(const ConcurrentRunRequest &request, int timeoutMs);
     // Ends a streaming call; its own reply then says "stopped".

@@ -1,5 +1,7 @@
 #include "wire.h"
 
+#include "store/workloaddefinition.h"
+
 #include <QJsonArray>
 #include <QJsonValue>
 
@@ -55,6 +57,62 @@ Expected<Quartiles3> quartiles(const QJsonObject &object, const QString &key)
     return Quartiles3 {q.value(QLatin1String("median")).toDouble(),
                        q.value(QLatin1String("q1")).toDouble(),
                        q.value(QLatin1String("q3")).toDouble()};
+}
+
+// A command's env, recognise, skip and timeout_s (all optional).
+Status readRecognition(const QJsonObject &object, WorkloadSpec *spec)
+{
+    const auto bad = [](const QString &field, const QString &expected) {
+        return Status::failure(
+            QStringLiteral("workload: field '%1': expected %2").arg(field, expected));
+    };
+    const QJsonValue env = object.value(QLatin1String("env"));
+    if (!env.isUndefined() && !env.isNull()) {
+        if (!env.isObject())
+            return bad(QStringLiteral("workload.env"), QStringLiteral("an object of strings"));
+        const QJsonObject variables = env.toObject();
+        for (auto it = variables.begin(); it != variables.end(); ++it) {
+            if (!it.value().isString())
+                return bad(QStringLiteral("workload.env.%1").arg(it.key()),
+                           QStringLiteral("a string"));
+            spec->environment.append({it.key(), it.value().toString()});
+        }
+    }
+    const QJsonValue recognise = object.value(QLatin1String("recognise"));
+    if (!recognise.isUndefined() && !recognise.isNull()) {
+        const QJsonObject by = recognise.toObject();
+        spec->recogniser = by.value(QLatin1String("by")).toString();
+        if (spec->recogniser != QLatin1String("marker") &&
+            spec->recogniser != QLatin1String("regex") &&
+            spec->recogniser != QLatin1String("launcher"))
+            return bad(QStringLiteral("workload.recognise.by"),
+                       QStringLiteral("marker, regex or launcher"));
+        if (spec->recogniser == QLatin1String("regex")) {
+            spec->pattern = by.value(QLatin1String("pattern")).toString();
+            spec->unit = by.value(QLatin1String("unit")).toString();
+            if (spec->pattern.isEmpty())
+                return bad(QStringLiteral("workload.recognise.pattern"),
+                           QStringLiteral("a regular expression"));
+            if (spec->unit != QLatin1String("ms") && spec->unit != QLatin1String("s") &&
+                spec->unit != QLatin1String("per_s"))
+                return bad(QStringLiteral("workload.recognise.unit"),
+                           QStringLiteral("ms, s or per_s"));
+        }
+    }
+    qint64 number = 0;
+    if (object.contains(QLatin1String("skip"))) {
+        if (!integral(object.value(QLatin1String("skip")), &number) || number < 0 ||
+            number > 100000)
+            return bad(QStringLiteral("workload.skip"), QStringLiteral("0 to 100000 minibatches"));
+        spec->skip = int(number);
+    }
+    if (object.contains(QLatin1String("timeout_s"))) {
+        if (!integral(object.value(QLatin1String("timeout_s")), &number) || number < 1 ||
+            number > 86400)
+            return bad(QStringLiteral("workload.timeout_s"), QStringLiteral("1 to 86400 seconds"));
+        spec->timeoutSeconds = int(number);
+    }
+    return {};
 }
 
 }  // namespace
@@ -227,7 +285,46 @@ QJsonObject WorkloadSpec::toJson() const
         out.insert(QStringLiteral("batch_size"), batchSize);
     if (inference)
         out.insert(QStringLiteral("inference"), true);
+    if (!environment.isEmpty()) {
+        QJsonObject env;
+        for (const auto &[name, value] : environment)
+            env.insert(name, value);
+        out.insert(QStringLiteral("env"), env);
+    }
+    if (!recogniser.isEmpty()) {
+        QJsonObject recognise {{QStringLiteral("by"), recogniser}};
+        if (recogniser == QLatin1String("regex")) {
+            recognise.insert(QStringLiteral("pattern"), pattern);
+            recognise.insert(QStringLiteral("unit"), unit);
+        }
+        out.insert(QStringLiteral("recognise"), recognise);
+    }
+    if (skip > 0)
+        out.insert(QStringLiteral("skip"), skip);
+    if (timeoutSeconds > 0)
+        out.insert(QStringLiteral("timeout_s"), timeoutSeconds);
     return out;
+}
+
+WorkloadSpec WorkloadSpec::fromDefinition(const WorkloadDefinition &definition)
+{
+    WorkloadSpec spec;
+    spec.argv = definition.argv;
+    spec.workingDirectory = definition.workingDirectory;
+    spec.environment = definition.environment;
+    spec.recogniser = WorkloadRecognisers::name(definition.recogniser);
+    if (definition.recogniser == WorkloadDefinition::Recogniser::Regex) {
+        spec.pattern = definition.pattern;
+        spec.unit = WorkloadRecognisers::unitName(definition.unit);
+    }
+    spec.skip = definition.skip;
+    spec.timeoutSeconds = definition.timeoutSeconds;
+    return spec;
+}
+
+QVector<WorkloadOutputLine> failedWorkloadOutput(const QJsonObject &errorDetails)
+{
+    return WorkloadOutput::fromJson(errorDetails.value(QLatin1String("output")).toArray(), 20);
 }
 
 WorkloadSpec WorkloadSpec::atBatch(int batch) const
@@ -267,6 +364,8 @@ Expected<WorkloadSpec> WorkloadSpec::fromJson(const QJsonObject &object)
         if (spec.argv.isEmpty())
             return missing<WorkloadSpec>(QStringLiteral("workload.argv"),
                                          QStringLiteral("a non-empty list of strings"));
+        if (Status parsed = readRecognition(object, &spec); !parsed)
+            return passOn<Expected<WorkloadSpec>>(parsed);
         return spec;
     }
     return missing<WorkloadSpec>(QStringLiteral("workload.kind"),

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "modes/powermode.h"
+#include "store/workloadoutput.h"
 #include "util/expected.h"
 
 #include <QJsonObject>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -11,6 +13,8 @@
 #include <optional>
 
 namespace ptwb {
+
+struct WorkloadDefinition;
 
 // Typed views of the agent's JSON (docs/device-protocol.md). Parsing checks every field the
 // desktop relies on and names the one that is missing or of the wrong type.
@@ -106,6 +110,17 @@ struct WorkloadSpec
     // A command is told its batch size (PTWB_BATCH_SIZE in its environment) only when this is
     // set (a sweep over batch sizes); a built-in workload always has one.
     bool commandTakesBatch = false;
+    // A command's extra environment (over the agent's own), how its minibatches are recognised
+    // ("marker", "regex", "launcher"; empty: the agent's default, the marker), the regex and
+    // the unit of its group ("ms", "s", "per_s"), the minibatches never measured, and the
+    // device seconds without a recognised minibatch before it fails (0: the agent's default).
+    // Left out of the JSON when unset, so a plan stored before them reads back the same.
+    QVector<QPair<QString, QString>> environment;
+    QString recogniser;
+    QString pattern;
+    QString unit;
+    int skip = 0;
+    int timeoutSeconds = 0;
 
     // The same workload at minibatch size `batch` (batch <= 0: unchanged).
     WorkloadSpec atBatch(int batch) const;
@@ -114,6 +129,13 @@ struct WorkloadSpec
 
     QJsonObject toJson() const;
     static Expected<WorkloadSpec> fromJson(const QJsonObject &object);
+    // What the device runs for a saved definition (its skip included; its keep is the sweep's
+    // minibatches: WorkloadDefinition::minibatchesPerMode).
+    static WorkloadSpec fromDefinition(const WorkloadDefinition &definition);
 };
+
+// The last lines a failed workload printed (a `workload_failed` error's "output", docs/device-
+// protocol.md), sanitised; empty when the agent sent none.
+QVector<WorkloadOutputLine> failedWorkloadOutput(const QJsonObject &errorDetails);
 
 }  // namespace ptwb

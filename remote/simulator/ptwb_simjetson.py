@@ -104,6 +104,8 @@ def prepare_home(state, speed, seed):
     os.environ["PTWB_SIM_SPEED"] = repr(speed)
     os.environ["PTWB_SIM_SEED"] = str(seed)
     os.environ["PTWB_SIM_DIR"] = HERE
+    # as the runner's -B: an installed simulator's directory gets no byte-code caches
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     os.chdir(home)
     return home
 

@@ -142,10 +142,11 @@ def main(argv=None):
     sim.simkernel.atomic_write(load_path, json.dumps(
         {"pid": os.getpid(), "name": args.model, "batch_size": args.batch_size}) + "\n")
     reporter.start()
-    # Each minibatch ends on a schedule (the sum of the times so far, over speed), not after a
-    # sleep of its own time: at simulator speeds this script's own work per minibatch is a good
-    # part of one, and the launcher times the wall time between steps.
-    due = time.monotonic()
+    # Each minibatch ends its time (over speed) after the previous one ended, whatever this
+    # script did in between: at simulator speeds that work is a good part of a minibatch, and
+    # the launcher times the wall time between steps. (Not a schedule from the start: after a
+    # late wake-up on a busy host, that would bunch the next steps and shorten them.)
+    last = time.monotonic()
     try:
         for i in range(args.minibatches):
             if args.fail_after is not None and i >= args.fail_after:
@@ -159,9 +160,9 @@ def main(argv=None):
             ms *= max(0.5, 1.0 + rng.gauss(0.0, sim.MINIBATCH_NOISE))
             if i == 0:
                 ms *= rng.uniform(*sim.WARMUP)
-            due += ms / 1000.0 / speed
-            time.sleep(max(0.0, due - time.monotonic()))
+            time.sleep(max(0.0, last + ms / 1000.0 / speed - time.monotonic()))
             reporter.minibatch(i, ms, 2.5 * 0.99 ** i + rng.uniform(0.0, 0.05))
+            last = time.monotonic()
         reporter.end()
     except BrokenPipeError:
         return 1

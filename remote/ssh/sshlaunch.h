@@ -10,7 +10,8 @@ namespace ptwb {
 // What to run over SSH, ready for SshOptions::launch.
 namespace SshLaunches {
 
-// The agent on a real device: remote/agent/ptwb_agent.py and its helper ptwb_helper.py are
+// The agent on a real device: remote/agent/ptwb_agent.py, its helper ptwb_helper.py and its
+// launcher ptwb_launch.py (the launcher recogniser of command workloads) are
 // uploaded to ~/.cache/powertrain-workbench/agent/<sha256>/ and the agent runs as the login user,
 // `python3 <dir>/ptwb_agent.py`. It never runs through sudo: what needs root it asks of the
 // installed helper (docs/ssh.md, "Least privilege").

@@ -509,24 +509,26 @@ void SweepRunner::profileCurrent(Worker &worker)
         }
         const QString tail = lastStderrLine(reply.error);
         const QString reason = tail.isEmpty()
-            ? reply.error.text()
-            : QStringLiteral("%1 (%2)").arg(reply.error.text(), tail);
+            ? printable(reply.error.text(), 1000)
+            : QStringLiteral("%1 (%2)").arg(printable(reply.error.text(), 1000), tail);
+        const QVector<WorkloadOutputLine> output = failedWorkloadOutput(reply.error.details);
         if (outOfMemory(reply.error)) {
-            failOutOfMemory(*w, reason);
+            failOutOfMemory(*w, reason, output);
             return;
         }
         // The workload failed or the run was unusable: may be passing (a busy device, power
         // that never settled), so the mode gets another try before it counts as failed.
-        retryOrFail(*w, reason);
+        retryOrFail(*w, reason, output);
     });
 }
 
-void SweepRunner::failOutOfMemory(Worker &worker, const QString &reason)
+void SweepRunner::failOutOfMemory(Worker &worker, const QString &reason,
+                                  const QVector<WorkloadOutputLine> &output)
 {
     const int batch = m_record.items[*worker.current].batchSize;
     // Before failItem, which takes the worker's next item from the queue.
     skipLargerBatches(worker, batch);
-    failItem(worker, QStringLiteral("does not fit in the device's memory: %1").arg(reason));
+    failItem(worker, QStringLiteral("does not fit in the device's memory: %1").arg(reason), output);
 }
 
 void SweepRunner::skipLargerBatches(Worker &worker, int batch)
@@ -583,7 +585,8 @@ bool SweepRunner::connectionTrouble(Worker &worker, const DeviceReply &reply)
     return reply.error.code == QLatin1String("disconnected");
 }
 
-void SweepRunner::retryOrFail(Worker &worker, const QString &reason)
+void SweepRunner::retryOrFail(Worker &worker, const QString &reason,
+                              const QVector<WorkloadOutputLine> &output)
 {
     const int attempts = ++m_attempts[*worker.current];
     if (attempts < m_options.maxAttempts) {
@@ -596,7 +599,7 @@ void SweepRunner::retryOrFail(Worker &worker, const QString &reason)
         next(worker);
         return;
     }
-    failItem(worker, reason);
+    failItem(worker, reason, output);
 }
 
 void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
@@ -637,6 +640,7 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
         item.state = SweepItem::State::Done;
         item.measurementId = *stored;
         worker.reconnects = 0;
+        m_failuresInARow = 0;
         m.id = *stored;
         ++m_done;
         if (m_predicted)
@@ -651,7 +655,8 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     next(worker);
 }
 
-void SweepRunner::failItem(Worker &worker, const QString &reason)
+void SweepRunner::failItem(Worker &worker, const QString &reason,
+                           const QVector<WorkloadOutputLine> &output)
 {
     SweepItem &item = m_record.items[*worker.current];
     const QString what = item.batchSize > 0
@@ -659,11 +664,13 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
         : item.mode.toCanonical();
     Q_EMIT message(QStringLiteral("%1: %2 failed: %3").arg(worker.device.target, what, reason));
     if (Status stored =
-            m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target);
+            m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target, output);
         stored) {
         item.state = SweepItem::State::Failed;
         item.reason = reason;
+        item.output = output;
         ++m_failed;
+        countFailure(reason);
         worker.reconnects = 0;
         Q_EMIT itemRecorded(item, Measurement {});
         if (m_predicted)
@@ -672,6 +679,25 @@ void SweepRunner::failItem(Worker &worker, const QString &reason)
     worker.current.reset();
     emitProgress(worker);
     next(worker);
+}
+
+void SweepRunner::countFailure(const QString &reason)
+{
+    ++m_failuresInARow;
+    if (m_options.stopAfterFailures <= 0 || m_failuresInARow < m_options.stopAfterFailures ||
+        m_cancelled || m_queue.empty())
+        return;
+    m_stoppedBecause = QStringLiteral("stopped after %1 consecutive failures: %2")
+                           .arg(m_failuresInARow)
+                           .arg(reason);
+    Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(m_stoppedBecause));
+    // As a cancel: the modes in flight on other devices stay pending, the sweep resumable.
+    m_cancelled = true;
+    wakeWaiting();
+    for (auto &worker : m_workers) {
+        if (worker->streaming && worker->client)
+            worker->client->stop(worker->streaming);
+    }
 }
 
 void SweepRunner::requeueCurrent(Worker &worker)
@@ -793,13 +819,17 @@ void SweepRunner::maybeFinish()
     m_finished = true;
     const int pending = int(m_queue.size());
     const bool complete = pending == 0;
-    if (const Status marked =
-            m_sweeps.setState(m_sweepId, complete ? SweepState::Done : SweepState::Interrupted);
-        !marked)
+    const bool stopped = !m_stoppedBecause.isEmpty() && !complete;
+    const SweepState state = complete ? SweepState::Done
+        : stopped                     ? SweepState::Paused
+                                      : SweepState::Interrupted;
+    if (const Status marked = m_sweeps.setState(m_sweepId, state); !marked)
         Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
-    const QString reboots = m_plannedReboots
+    QString reboots = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();
+    if (stopped)
+        reboots += QStringLiteral("; %1").arg(m_stoppedBecause);
     Q_EMIT finished(complete,
                     QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
                         .arg(m_sweepId)

@@ -69,6 +69,9 @@ public:
         int profileTimeoutMs = 120000;  // of silence: events restart the clock
         int maxAttempts = 3;  // profiles of one mode whose run failed or was unusable
         int rebootWaitMs = 300000;  // a planned reboot: how long the device may take to be back
+        // Failed modes in a row (a success resets the count) before the sweep stops, resumable
+        // (Paused); 0: never. A workload that cannot run fails every mode the same way.
+        int stopAfterFailures = 3;
     };
 
     SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
@@ -133,11 +136,17 @@ private:
     void reconnectLater(Worker &worker);
     void profileCurrent(Worker &worker);
     void finishItem(Worker &worker, const ProfileResult &result);
-    void failItem(Worker &worker, const QString &reason);
-    void retryOrFail(Worker &worker, const QString &reason);
+    // `output`: the workload's last lines when it was the workload that failed.
+    void failItem(Worker &worker, const QString &reason,
+                  const QVector<WorkloadOutputLine> &output = {});
+    void retryOrFail(Worker &worker, const QString &reason,
+                     const QVector<WorkloadOutputLine> &output = {});
     // A workload out of memory: failed at once, and every pending item at that batch or a
     // larger one too (in every mode), without being profiled.
-    void failOutOfMemory(Worker &worker, const QString &reason);
+    void failOutOfMemory(Worker &worker, const QString &reason,
+                         const QVector<WorkloadOutputLine> &output);
+    // Counts a failed mode; after Options::stopAfterFailures in a row, stops the sweep.
+    void countFailure(const QString &reason);
     void skipLargerBatches(Worker &worker, int batch);
     // A dropped or silent connection: true when the reply is that (handled by reconnecting).
     bool connectionTrouble(Worker &worker, const DeviceReply &reply);
@@ -170,6 +179,8 @@ private:
     double m_overheadSeconds = 0;
     int m_overheadSamples = 0;
     int m_plannedReboots = 0;
+    int m_failuresInARow = 0;
+    QString m_stoppedBecause;  // set when failures in a row stopped the sweep
     bool m_cancelled = false;
     bool m_finished = false;
 };

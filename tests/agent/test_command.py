@@ -482,6 +482,41 @@ class CommandTest(AgentTestCase):
         self.assertIn("minibatches", self.err("test_workload", "bad_field", workload=w,
                                               minibatches=1)["message"])
 
+    def test_a_child_keeping_the_output_open_does_not_hold_the_run(self):
+        # the script exits, a process of its own keeps its stdout and stderr open
+        pidfile = os.path.join(self.tmp, "pid")
+        w = self.command(("daemon.py", textwrap.dedent("""\
+            import subprocess, sys
+            p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+            with open(sys.argv[1], "w") as f:
+                f.write(str(p.pid))
+            for i in range(3):
+                print("PTWB_MINIBATCH 10", flush=True)
+            """)), pidfile)
+        t = time.monotonic()
+        try:
+            r, ev = self.profile(w, 40)
+        finally:
+            with open(pidfile) as f:
+                os.kill(int(f.read()), 9)
+        self.assertLess(time.monotonic() - t, 15.0)
+        self.assertEqual(r["minibatches"] + r["discarded"], 3)
+
+    def test_a_flood_of_output_is_read_and_bounded(self):
+        w = self.command(("flood.py", textwrap.dedent("""\
+            import sys
+            for i in range(6):
+                sys.stdout.write(("x" * 100 + "\\n") * 20000 + "PTWB_MINIBATCH %d\\n" % (10 + i))
+                sys.stderr.write("y" * 3000000 + "\\n")
+            sys.stdout.flush()
+            """)))
+        r, _ = self.ok("test_workload", workload=w, seconds=600, minibatches=100)
+        self.assertIsNone(r["reason"], r)
+        self.assertEqual(r["minibatches"], 6)
+        self.assertEqual(len(r["lines"]), 40)
+        self.assertTrue(all(len(l["text"]) <= 1000 for l in r["lines"]))
+        self.assertEqual(r["time_ms"]["max"], 15.0)
+
     def test_skip_is_never_measured(self):
         w = self.command(("split.py", MARKER_SPLIT), skip=3)
         r, ev = self.profile(w, 8)

@@ -289,6 +289,84 @@ private Q_SLOTS:
         QVERIFY(!db.exec(QStringLiteral("UPDATE measurements SET training_batch = 0")).ok());
     }
 
+    // Version 8 adds the saved workload definitions and a failed mode's output: a version 7
+    // file keeps every row of every table, its sweeps load as before (no output), and the new
+    // table and column work on the migrated file.
+    void migratesVersion7KeepingEveryRow()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v7.sqlite"));
+        // as version 7 wrote it: the run is JSON text inside the plan's JSON
+        const QString plan = QString::fromUtf8(
+            QJsonDocument(
+                QJsonObject {{QStringLiteral("mode_set"), QStringLiteral("random:2")},
+                             {QStringLiteral("run"),
+                              QStringLiteral(R"({"kind":"command","argv":["python3","t.py"]})")},
+                             {QStringLiteral("repeats"), 1}})
+                .toJson(QJsonDocument::Compact));
+        {
+            Expected<SqliteConnection> db = SqliteConnection::open(path, true);
+            QVERIFY(db.ok());
+            QVERIFY(Schema::migrate(*db, 7).ok());
+            QCOMPARE(*Schema::version(*db), 7);
+            const Status filled = db->exec(QStringLiteral(
+                "INSERT INTO devices VALUES (1, 'orin-agx', 'orin-agx', 'then');"
+                "INSERT INTO workloads VALUES (1, 'mine', 'then');"
+                "INSERT INTO measurements (id, device_id, workload_id, cores, cpu_khz, gpu_hz, "
+                "emc_hz, time_ms, power_w, source, measured_at, sweep_id, peak_power_w) VALUES "
+                "(1, 1, 1, 12, 2201600, 1300500000, 3199000000, 300, 40, 'sweep', 'then', 1, 45),"
+                "(2, 1, 1, 8, 2201600, 1300500000, 3199000000, 350, 35, 'import', 'then', NULL, "
+                "NULL);"
+                "INSERT INTO sweep_modes (sweep_id, position, cores, cpu_khz, gpu_hz, emc_hz, "
+                "state, measurement_id, reason) VALUES "
+                "(1, 0, 12, 2201600, 1300500000, 3199000000, 'done', 1, NULL),"
+                "(1, 1, 8, 2201600, 1300500000, 3199000000, 'failed', NULL, 'it broke');"
+                "INSERT INTO convergence (workload_id, batch_size, samples, provenance, "
+                "recorded_at) VALUES (1, 16, 1000, 'user', 'then');"));
+            QVERIFY2(filled.ok(), qPrintable(filled.error()));
+            auto insert = db->prepare(
+                QStringLiteral("INSERT INTO sweeps (id, device_id, workload_id, plan, state, "
+                               "created_at) VALUES (1, 1, 1, ?1, 'paused', 'then')"));
+            QVERIFY(insert.ok());
+            insert->bind(1, plan);
+            QVERIFY(insert->run().ok());
+        }
+        auto store = Store::open(path);
+        QVERIFY2(store.ok(), qPrintable(store.error()));
+        SqliteConnection &db = (*store)->connection();
+        QCOMPARE(*Schema::version(db), Schema::kCurrentVersion);
+        for (const auto &[table, rows] :
+             {std::pair("devices", 1), std::pair("workloads", 1), std::pair("measurements", 2),
+              std::pair("sweeps", 1), std::pair("sweep_modes", 2), std::pair("convergence", 1)}) {
+            QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM %1").arg(table)),
+                     qint64(rows));
+        }
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM sweep_modes WHERE output IS "
+                                             "NULL")),
+                 qint64(2));
+        auto stored = db.prepare(QStringLiteral("SELECT plan, reason FROM sweeps, sweep_modes "
+                                                "WHERE sweep_modes.state = 'failed'"));
+        QVERIFY(stored.ok() && *stored->step());
+        QCOMPARE(stored->columnText(0), plan);  // the recorded run, byte for byte
+        QCOMPARE(stored->columnText(1), QStringLiteral("it broke"));
+        const auto rows =
+            (*store)->measurements(QStringLiteral("orin-agx"), QStringLiteral("mine"));
+        QVERIFY(rows.ok());
+        QCOMPARE(rows->size(), 2);
+        QCOMPARE(*rows->at(0).peakPowerW, 45.0);
+        QCOMPARE(*db.queryInt(QStringLiteral("SELECT count(*) FROM workload_definitions")),
+                 qint64(0));
+        QVERIFY(db.exec(QStringLiteral("INSERT INTO workload_definitions (name, definition, "
+                                       "created_at, updated_at) VALUES ('mine', '{}', 'now', "
+                                       "'now')"))
+                    .ok());
+        // names are unique
+        QVERIFY(!db.exec(QStringLiteral("INSERT INTO workload_definitions (name, definition, "
+                                        "created_at, updated_at) VALUES ('mine', '{}', 'now', "
+                                        "'now')"))
+                     .ok());
+    }
+
     void trainingBatchAndPeakAreStoredAndLoaded()
     {
         QTemporaryDir dir;

@@ -181,6 +181,41 @@ private Q_SLOTS:
         QCOMPARE(rows[0].minibatches, 30);
     }
 
+    // A failed mode keeps the workload's last output lines beside its reason, sanitised and at
+    // most kStoredOutputLines of them (the last), and reads them back.
+    void aFailedModeKeepsItsOutputLines()
+    {
+        auto store = freshStore();
+        QVERIFY(store);
+        SweepStore sweeps(*store);
+        const SweepPlan p = plan(3);
+        const qint64 id = sweeps.create(p).value();
+        QVector<WorkloadOutputLine> output;
+        for (int i = 0; i < 25; ++i)
+            output.append({QStringLiteral("out"), QStringLiteral("line %1").arg(i), std::nullopt});
+        output.append(
+            {QStringLiteral("err"),
+             QStringLiteral("\x1b[31mTraceback\x07\tboom") + QString(2000, QLatin1Char('x')),
+             std::nullopt});
+        output[20].ms = 95.5;
+        QVERIFY(sweeps.recordFailed(id, 0, QStringLiteral("workload exited with status 3"),
+                                    QStringLiteral("sim:orin-agx"), output));
+        QVERIFY(sweeps.recordFailed(id, 1, QStringLiteral("gpu_hz: refused"),
+                                    QStringLiteral("sim:orin-agx")));
+        const SweepRecord record = sweeps.load(id).value();
+        const QVector<WorkloadOutputLine> &kept = record.items[0].output;
+        QCOMPARE(kept.size(), SweepStore::kStoredOutputLines);
+        QCOMPARE(kept.first().text, QStringLiteral("line 6"));
+        QCOMPARE(kept[14].ms, std::optional<double>(95.5));  // line 20
+        QCOMPARE(kept.last().stream, QStringLiteral("err"));
+        QVERIFY(kept.last().text.startsWith(QLatin1String("[31mTraceback boom")));
+        QCOMPARE(kept.last().text.size(), WorkloadOutputLine::kMaxLineChars - 2);
+        QVERIFY(record.items[1].output.isEmpty());
+        QCOMPARE(*store->connection().queryInt(
+                     QStringLiteral("SELECT count(*) FROM sweep_modes WHERE output IS NULL")),
+                 qint64(2));  // the mode without output, and the one still pending
+    }
+
     void anAdaptivePlanGrows()
     {
         auto store = freshStore();

@@ -56,18 +56,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("words");
-        QTest::newRow("built-in name") << "name" << "built-in";
-        QTest::newRow("empty name") << "name" << "letters";
-        QTest::newRow("no command") << "argv" << "command";
-        QTest::newRow("relative cwd") << "cwd" << "absolute";
-        QTest::newRow("secret") << "env" << "looks like a secret";
-        QTest::newRow("own variable") << "env" << "PTWB_";
-        QTest::newRow("twice") << "env" << "set twice";
-        QTest::newRow("two groups") << "pattern" << "found 2";
-        QTest::newRow("no group") << "pattern" << "found 0";
-        QTest::newRow("not a regex") << "pattern" << "not a regular expression";
-        QTest::newRow("keep one") << "keep" << "2 to";
-        QTest::newRow("timeout") << "timeout" << "seconds";
+        QTest::newRow("built-in name") << "name"
+                                       << "built-in";
+        QTest::newRow("empty name") << "name"
+                                    << "letters";
+        QTest::newRow("no command") << "argv"
+                                    << "command";
+        QTest::newRow("relative cwd") << "cwd"
+                                      << "absolute";
+        QTest::newRow("secret") << "env"
+                                << "looks like a secret";
+        QTest::newRow("own variable") << "env"
+                                      << "PTWB_";
+        QTest::newRow("twice") << "env"
+                               << "set twice";
+        QTest::newRow("two groups") << "pattern"
+                                    << "found 2";
+        QTest::newRow("no group") << "pattern"
+                                  << "found 0";
+        QTest::newRow("not a regex") << "pattern"
+                                     << "not a regular expression";
+        QTest::newRow("keep one") << "keep"
+                                  << "2 to";
+        QTest::newRow("timeout") << "timeout"
+                                 << "seconds";
     }
 
     void eachBadFieldIsNamed()

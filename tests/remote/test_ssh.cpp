@@ -708,9 +708,10 @@ private Q_SLOTS:
         options.launch = *launch;
         SshTransport transport(options);
 
-        // The agent and its helper, in one directory named after both: the SHA-256 of
-        // "name\0sha256hex\n" lines (docs/ssh.md), so a change to either uploads both afresh.
-        QCOMPARE(launch->files.size(), 2);
+        // The agent, its helper and its launcher, in one directory named after them: the
+        // SHA-256 of "name\0sha256hex\n" lines (docs/ssh.md), so a change to any uploads all
+        // afresh.
+        QCOMPARE(launch->files.size(), 3);
         QList<QByteArray> contents;
         QCryptographicHash bundle(QCryptographicHash::Sha256);
         for (const SshLaunch::File &file : std::as_const(launch->files)) {

@@ -30,7 +30,9 @@ class SimTrainTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="ptwb-simtrain-")
         self.addCleanup(shutil.rmtree, self.dir, True)
-        self.sim = simclient.SimProcess(self.dir, speed=50)
+        # speed 10: a minibatch is a few wall ms, so the launcher's wall-clock intervals are
+        # not dominated by the host's scheduling (the marker and regex would do at any speed)
+        self.sim = simclient.SimProcess(self.dir, speed=10)
         self.addCleanup(self.sim.dispose)
         r, _ = self.sim.request("hello")
         self.assertTrue(r["ok"], r)
@@ -43,6 +45,7 @@ class SimTrainTest(unittest.TestCase):
     def test_the_three_examples_in_two_modes(self):
         model = perfmodel.PerfModel("orin-agx")
         self.assertTrue(os.path.isfile(os.path.join(self.dir, "home", "train.py")))
+        medians = {}
         for mode in (MAXN, LOW):
             r, _ = self.sim.request("apply_mode", mode=mode)
             self.assertTrue(r["ok"], r)
@@ -50,18 +53,20 @@ class SimTrainTest(unittest.TestCase):
             for name, w in (("sim-marker", SIM_MARKER), ("sim-tqdm", SIM_TQDM),
                             ("sim-launcher", SIM_LAUNCHER)):
                 res, ev = self.profile(w)
-                got = res["time_ms"]["median"]
-                # the model's time, with the run's noise (1.5 %); the launcher's wall-clock
-                # intervals at speed 50 add scheduling jitter
-                tolerance = 0.15 if name == "sim-launcher" else 0.06
+                got = medians[name, mode["gpu_hz"]] = res["time_ms"]["median"]
+                # the model's time, with the run's noise (1.5 %); the launcher times wall-clock
+                # intervals between steps, which a busy host lengthens (+25 % seen with three
+                # test processes on two cores)
+                tolerance = 0.35 if name == "sim-launcher" else 0.06
                 self.assertLess(abs(got - expected) / expected, tolerance,
                                 (name, mode, got, expected))
                 self.assertEqual(res["mode"], mode)
                 self.assertGreaterEqual(res["minibatches"], 10, (name, res))
                 self.assertIsNotNone(res["power_w"]["median"])
-        # the low mode is slower by the model's ratio, so a sweep sees different times
-        self.assertGreater(model.time_ms("resnet18", perfmodel.Mode(**LOW), 16),
-                           1.3 * model.time_ms("resnet18", perfmodel.Mode(**MAXN), 16))
+        # the low mode is slower (1.8x in the model), so a sweep sees different times
+        for name in ("sim-marker", "sim-tqdm", "sim-launcher"):
+            self.assertGreater(medians[name, LOW["gpu_hz"]], 1.3 * medians[name, MAXN["gpu_hz"]],
+                               (name, medians))
 
     def test_steps_regex_and_test_workload(self):
         w = {"kind": "command", "argv": ["python3", "train.py", "--log", "steps"], "cwd": "~",
