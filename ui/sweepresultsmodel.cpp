@@ -67,8 +67,8 @@ QString SweepResultsModel::failureDetails(int row) const
     } else {
         lines << QStringLiteral("Its last %1 output lines:").arg(item.output.size());
         for (const WorkloadOutputLine &line : item.output) {
-            const QString ms = line.ms ? QStringLiteral("%1 ms").arg(*line.ms, 9, 'f', 1)
-                                       : QString(12, QLatin1Char(' '));
+            const QString ms = line.ms ? QStringLiteral("%1 ms").arg(*line.ms, 6, 'f', 1)
+                                       : QString(9, QLatin1Char(' '));
             lines << QStringLiteral("%1 %2 \u2502 %3")
                          .arg(line.stream == QLatin1String("err") ? QStringLiteral("err")
                                                                   : QStringLiteral("out"),

@@ -129,18 +129,22 @@ WorkloadEditor::WorkloadEditor(QWidget *parent)
     m_env->setObjectName(QStringLiteral("envTable"));
     m_env->setHorizontalHeaderLabels({tr("Variable"), tr("Value")});
     m_env->horizontalHeader()->setStretchLastSection(true);
+    m_env->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_env->verticalHeader()->setVisible(false);
-    m_env->setMinimumHeight(70);
-    m_env->setMaximumHeight(110);
+    m_env->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    m_env->setMinimumHeight(64);
+    m_env->setMaximumHeight(96);
     m_env->setToolTip(tr("Extra environment variables, set over the agent's own (e.g. a "
                          "virtualenv's PATH, CUDA_VISIBLE_DEVICES). Definitions are stored in "
                          "plain text: no secrets"));
-    m_envAdd = new QPushButton(tr("Add variable"), this);
+    m_envAdd = new QPushButton(tr("Add"), this);
     m_envAdd->setObjectName(QStringLiteral("envAddButton"));
-    m_envAdd->setToolTip(tr("A new row in the environment table"));
-    m_envRemove = new QPushButton(tr("Remove variable"), this);
+    m_envAdd->setToolTip(tr("Add a variable: a new row in the environment table"));
+    m_envRemove = new QPushButton(tr("Remove"), this);
     m_envRemove->setObjectName(QStringLiteral("envRemoveButton"));
-    m_envRemove->setToolTip(tr("Remove the selected row of the environment table"));
+    m_envAdd->setAutoDefault(false);  // Enter in a field never adds a row
+    m_envRemove->setAutoDefault(false);
+    m_envRemove->setToolTip(tr("Remove the selected variable from the environment table"));
     connect(m_envAdd, &QPushButton::clicked, this, [this] {
         addEnvironmentRow(QString(), QString());
         m_env->setCurrentCell(m_env->rowCount() - 1, 0);
@@ -197,15 +201,6 @@ WorkloadEditor::WorkloadEditor(QWidget *parent)
     m_sampleResult->setTextFormat(Qt::PlainText);
     m_sampleResult->setWordWrap(true);
     m_sampleResult->setToolTip(tr("What the pattern reads from the sample line"));
-    m_regexBox = new QWidget(this);
-    auto *regexForm = new QFormLayout(m_regexBox);
-    regexForm->setContentsMargins(0, 0, 0, 0);
-    regexForm->addRow(tr("Pattern:"), m_pattern);
-    regexForm->addRow(errorLabel(QStringLiteral("pattern")));
-    regexForm->addRow(tr("Its number is:"), m_unit);
-    regexForm->addRow(tr("Sample line:"), m_sample);
-    regexForm->addRow(QString(), m_sampleResult);
-
     auto spin = [this](const QString &name, int min, int max, const QString &suffix,
                        const QString &tip) {
         auto *box = new QSpinBox(this);
@@ -215,40 +210,49 @@ WorkloadEditor::WorkloadEditor(QWidget *parent)
         box->setToolTip(tip);
         return box;
     };
-    m_skip =
-        spin(QStringLiteral("skipSpin"), 0, WorkloadDefinition::kMaxMinibatches, tr(" minibatches"),
-             tr("Minibatches at the start of each mode that are never measured (warm-up: "
-                "data loading, compilation, caches)"));
-    m_keep =
-        spin(QStringLiteral("keepSpin"), 1, WorkloadDefinition::kMaxMinibatches, tr(" minibatches"),
-             tr("Minibatches measured in each mode after the skipped ones; a sweep runs "
-                "skip + keep per mode"));
+    m_skip = spin(QStringLiteral("skipSpin"), 0, WorkloadDefinition::kMaxMinibatches, QString(),
+                  tr("Minibatches at the start of each mode that are never measured (warm-up: "
+                     "data loading, compilation, caches)"));
+    m_keep = spin(QStringLiteral("keepSpin"), 1, WorkloadDefinition::kMaxMinibatches, QString(),
+                  tr("Minibatches measured in each mode after the skipped ones; a sweep runs "
+                     "skip + keep per mode"));
     m_timeout =
         spin(QStringLiteral("timeoutSpin"), 1, WorkloadDefinition::kMaxTimeoutSeconds, tr(" s"),
              tr("When no minibatch is recognised within this many seconds (on the "
                 "device) the mode fails, with the script's last output lines"));
 
-    auto *form = new QFormLayout;
+    auto *counts = new QWidget(this);
+    auto *countsRow = new QHBoxLayout(counts);
+    countsRow->setContentsMargins(0, 0, 0, 0);
+    countsRow->addWidget(new QLabel(tr("skip"), counts));
+    countsRow->addWidget(m_skip);
+    countsRow->addWidget(new QLabel(tr("then keep"), counts));
+    countsRow->addWidget(m_keep);
+    countsRow->addWidget(new QLabel(tr("minibatches"), counts));
+    countsRow->addStretch(1);
+    counts->setFocusProxy(m_skip);
+    auto *env = new QWidget(this);
+    env->setLayout(envRow);
+    env->setFocusProxy(m_env);
+
+    auto *form = m_form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("&Name:"), m_name);
-    form->addRow(errorLabel(QStringLiteral("name")));
+    form->addRow(tr("&Name:"), withErrors(m_name, {QStringLiteral("name")}));
     form->addRow(tr("&Device kind:"), m_deviceKind);
-    form->addRow(tr("&Command:"), m_command);
-    form->addRow(QString(), m_argv);
-    form->addRow(errorLabel(QStringLiteral("argv")));
-    form->addRow(tr("&Working directory:"), m_cwd);
-    form->addRow(errorLabel(QStringLiteral("cwd")));
-    form->addRow(tr("&Environment:"), envRow);
-    form->addRow(errorLabel(QStringLiteral("env")));
-    form->addRow(tr("&Recognise minibatches by:"), m_recogniser);
-    form->addRow(QString(), m_recogniserHelp);
-    form->addRow(m_regexBox);
-    form->addRow(tr("&Skip:"), m_skip);
-    form->addRow(errorLabel(QStringLiteral("skip")));
-    form->addRow(tr("&Keep:"), m_keep);
-    form->addRow(errorLabel(QStringLiteral("keep")));
-    form->addRow(tr("&Timeout:"), m_timeout);
-    form->addRow(errorLabel(QStringLiteral("timeout")));
+    form->addRow(tr("&Command:"), withErrors(m_command, {QStringLiteral("argv")}, m_argv));
+    form->addRow(tr("&Working directory:"), withErrors(m_cwd, {QStringLiteral("cwd")}));
+    form->addRow(tr("&Environment:"), withErrors(env, {QStringLiteral("env")}));
+    form->addRow(tr("&Recognise minibatches by:"), withErrors(m_recogniser, {}, m_recogniserHelp));
+    // The regular expression's rows, shown for that recogniser only.
+    QWidget *pattern = withErrors(m_pattern, {QStringLiteral("pattern")});
+    form->addRow(tr("&Pattern:"), pattern);
+    form->addRow(tr("Its n&umber is:"), m_unit);
+    form->addRow(tr("Sample &line:"), m_sample);
+    form->addRow(QString(), m_sampleResult);
+    m_regexRows = {pattern, m_unit, m_sample, m_sampleResult};
+    form->addRow(tr("&Minibatches per mode:"),
+                 withErrors(counts, {QStringLiteral("skip"), QStringLiteral("keep")}));
+    form->addRow(tr("&Timeout:"), withErrors(m_timeout, {QStringLiteral("timeout")}));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -274,6 +278,22 @@ WorkloadEditor::WorkloadEditor(QWidget *parent)
         connect(box, &QSpinBox::valueChanged, this, &WorkloadEditor::validate);
 
     setDefinition(WorkloadDefinition());
+}
+
+QWidget *WorkloadEditor::withErrors(QWidget *field, const QStringList &errors, QWidget *note)
+{
+    // The field, a note under it, and its error labels, which take no room while hidden.
+    auto *cell = new QWidget(this);
+    auto *layout = new QVBoxLayout(cell);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(field);
+    if (note)
+        layout->addWidget(note);
+    for (const QString &error : errors)
+        layout->addWidget(errorLabel(error));
+    cell->setFocusProxy(field);
+    return cell;
 }
 
 QLabel *WorkloadEditor::errorLabel(const QString &field)
@@ -472,8 +492,9 @@ void WorkloadEditor::updateArgv()
     QStringList quoted;
     for (const QString &arg : argv)
         quoted.append(QStringLiteral("\u201c%1\u201d").arg(arg));
-    QString text =
-        tr("Runs %n argument(s): %1", nullptr, int(argv.size())).arg(quoted.join(QLatin1Char(' ')));
+    QString text = argv.size() == 1
+        ? tr("Runs 1 argument: %1").arg(quoted.first())
+        : tr("Runs %1 arguments: %2").arg(argv.size()).arg(quoted.join(QLatin1Char(' ')));
     if (looksLikeShell(argv))
         text += QLatin1Char('\n') +
             tr("No shell runs it: | ; > $ * ~ reach the program as they are. For a pipeline, "
@@ -485,7 +506,9 @@ void WorkloadEditor::updateRecogniser()
 {
     const int index = std::max(0, m_recogniser->currentIndex());
     m_recogniserHelp->setText(tr(kRecognisers[index].help));
-    m_regexBox->setVisible(kRecognisers[index].recogniser == WorkloadDefinition::Recogniser::Regex);
+    const bool regex = kRecognisers[index].recogniser == WorkloadDefinition::Recogniser::Regex;
+    for (QWidget *row : std::as_const(m_regexRows))
+        m_form->setRowVisible(row, regex);
 }
 
 void WorkloadEditor::updateSample()

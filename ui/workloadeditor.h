@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -52,7 +53,8 @@ Q_SIGNALS:
     void changed();
 
 private:
-    QLabel *errorLabel(const QString &objectName);
+    QLabel *errorLabel(const QString &field);
+    QWidget *withErrors(QWidget *field, const QStringList &errors, QWidget *note = nullptr);
     void addEnvironmentRow(const QString &name, const QString &value);
     void updateArgv();
     void updateRecogniser();
@@ -77,7 +79,8 @@ private:
     QPushButton *m_envRemove = nullptr;
     QComboBox *m_recogniser = nullptr;
     QLabel *m_recogniserHelp = nullptr;
-    QWidget *m_regexBox = nullptr;
+    QFormLayout *m_form = nullptr;
+    QList<QWidget *> m_regexRows;
     QLineEdit *m_pattern = nullptr;
     QComboBox *m_unit = nullptr;
     QLineEdit *m_sample = nullptr;

@@ -132,13 +132,6 @@ WorkloadsDialog::WorkloadsDialog(const QString &databasePath,
     rightLayout->addWidget(scroll, 1);
     rightLayout->addLayout(saveRow);
 
-    auto *splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(left);
-    splitter->addWidget(right);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
-    splitter->setChildrenCollapsible(false);
-
     m_test = new WorkloadTestPane(this);
     m_test->setDevice(m_device);
     auto *testBox = new QGroupBox(m_device.isValid() ? tr("Test on device: %1").arg(m_device.name)
@@ -150,14 +143,24 @@ WorkloadsDialog::WorkloadsDialog(const QString &databasePath,
     testLayout->addWidget(m_test);
     connect(m_test, &WorkloadTestPane::runningChanged, this, &WorkloadsDialog::updateControls);
 
+    // The list, the definition, its test: side by side, each as tall as the dialog.
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(left);
+    splitter->addWidget(right);
+    splitter->addWidget(testBox);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 3);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({170, 580, 600});
+
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->button(QDialogButtonBox::Close)->setAutoDefault(false);
     buttons->button(QDialogButtonBox::Close)->setToolTip(tr("Close (Esc); a test running stops"));
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(splitter, 3);
-    layout->addWidget(testBox, 2);
+    layout->addWidget(splitter, 1);
     layout->addWidget(buttons);
 
     // Keys: dialog-wide, except those a text field needs (Del, Enter): on the list only.
@@ -187,7 +190,7 @@ WorkloadsDialog::WorkloadsDialog(const QString &databasePath,
 
     QSettings settings;
     m_test->setSeconds(settings.value(kSecondsKey, 30).toInt());
-    resize(980, 760);
+    resize(1360, 680);
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
 
     m_editor->setEnabled(false);

@@ -6,6 +6,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -22,6 +23,11 @@ constexpr int kDefaultSeconds = 30;
 const QColor kErrorColor(0xc6, 0x28, 0x28);
 const QColor kRecognisedBackground(0xdf, 0xf3, 0xe0);
 const QColor kRecognisedText(0x1b, 0x5e, 0x20);
+
+QString minibatchCount(int n)
+{
+    return n == 1 ? QObject::tr("1 minibatch") : QObject::tr("%1 minibatches").arg(n);
+}
 
 }  // namespace
 
@@ -46,12 +52,15 @@ WorkloadTestPane::WorkloadTestPane(QWidget *parent)
     m_progress->setRange(0, kDefaultSeconds);
     m_progress->setValue(0);
     m_progress->setTextVisible(false);
+    m_progress->setVisible(false);  // while a test runs, and after
     m_progress->setToolTip(tr("Seconds of the test so far, of the most it runs"));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("testStatus"));
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
     m_status->setToolTip(tr("Minibatches recognised so far and the time left"));
+    m_testButton->setAutoDefault(false);  // Enter in the editor never starts a test
+    m_cancelButton->setAutoDefault(false);
     connect(m_testButton, &QPushButton::clicked, this, &WorkloadTestPane::startTest);
     connect(m_cancelButton, &QPushButton::clicked, this, &WorkloadTestPane::cancelTest);
 
@@ -78,10 +87,11 @@ WorkloadTestPane::WorkloadTestPane(QWidget *parent)
     row->addWidget(m_seconds);
     row->addWidget(m_testButton);
     row->addWidget(m_cancelButton);
-    row->addWidget(m_progress, 1);
+    row->addStretch(1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
+    layout->addWidget(m_progress);
     layout->addWidget(m_status);
     layout->addWidget(m_output, 1);
     layout->addWidget(m_summary);
@@ -185,6 +195,7 @@ void WorkloadTestPane::startTest()
     m_summary->clear();
     m_progress->setRange(0, m_seconds->value());
     m_progress->setValue(0);
+    m_progress->setVisible(true);
     m_status->setText(tr("Connecting to %1…").arg(m_device.name));
     m_test = workflows::startWorkloadTest(m_device, WorkloadSpec::fromDefinition(m_definition),
                                           m_seconds->value());
@@ -236,8 +247,8 @@ void WorkloadTestPane::updateProgress()
     m_status->setText(
         m_minibatches == 0
             ? tr("Running · no minibatch recognised yet · at most %1 s left").arg(left)
-            : tr("Running · %n minibatch(es) recognised · at most %1 s left", nullptr,
-                 m_minibatches)
+            : tr("Running · %1 recognised · at most %2 s left")
+                  .arg(minibatchCount(m_minibatches))
                   .arg(left));
 }
 
@@ -250,7 +261,7 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
     if (!report && m_cancelling) {
         m_status->setText(tr("Cancelled: the workload was stopped on the device"));
         m_summary->clear();
-        m_progress->setValue(0);
+        m_progress->setVisible(false);
         m_cancelling = false;
         return;
     }
@@ -260,7 +271,7 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
         m_summary->setText(sanitised(report.error()));
         palette.setColor(QPalette::WindowText, kErrorColor);
         m_summary->setPalette(palette);
-        m_progress->setValue(0);
+        m_progress->setVisible(false);
         return;
     }
     const workflows::WorkloadTestReport &r = *report;
@@ -279,8 +290,8 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
         first = false;
         const bool minibatch = line.ms.has_value();
         cursor.setBlockFormat(minibatch ? recognisedBlock : normalBlock);
-        const QString gutter = minibatch ? QStringLiteral("%1 ms").arg(*line.ms, 9, 'f', 1)
-                                         : QString(12, QLatin1Char(' '));
+        const QString gutter = minibatch ? QStringLiteral("%1 ms").arg(*line.ms, 6, 'f', 1)
+                                         : QString(9, QLatin1Char(' '));
         cursor.insertText(QStringLiteral("%1 %2 \u2502 ")
                               .arg(line.stream == QLatin1String("err") ? QStringLiteral("err")
                                                                        : QStringLiteral("out"),
@@ -290,13 +301,16 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
         if (minibatch)
             ++m_highlighted;
     }
+    // The newest lines in view, from their first column.
     m_output->moveCursor(QTextCursor::End);
     m_output->ensureCursorVisible();
+    m_output->horizontalScrollBar()->setValue(0);
 
-    m_progress->setValue(m_progress->maximum());
+    m_progress->setVisible(false);
     const QString ran = tr("Ran %1 s on the device").arg(r.seconds, 0, 'f', 1);
     const QString exited = r.exitStatus ? tr(", exited with status %1").arg(*r.exitStatus)
-                                        : tr(", stopped while running");
+        : r.recognised()                ? tr(", stopped once it had enough minibatches")
+                                        : tr(", stopped at the time limit");
     m_status->setText(ran + exited);
     if (!r.recognised()) {
         m_summary->setText(
@@ -304,7 +318,7 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
                 .arg(sanitised(r.reason.isEmpty() ? tr("no minibatch was recognised") : r.reason)));
         palette.setColor(QPalette::WindowText, kErrorColor);
     } else {
-        QString text = tr("\u2714 %n minibatch(es) recognised", nullptr, r.minibatches);
+        QString text = tr("\u2714 %1 recognised").arg(minibatchCount(r.minibatches));
         if (r.medianMs)
             text += tr(" · median %1 ms per minibatch").arg(*r.medianMs, 0, 'f', 1);
         if (r.medianW)
