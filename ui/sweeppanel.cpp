@@ -29,6 +29,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTime>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -220,7 +221,15 @@ QWidget *SweepPanel::buildPlanBox()
     auto *box = new QGroupBox(tr("Plan"), this);
     m_workload = new QComboBox(box);
     m_workload->setObjectName(QStringLiteral("workloadCombo"));
-    m_workload->addItems(SweepSetup::builtinWorkloads());
+    // A width of its own, not its items': a new list never lays the view (and its charts) out
+    // again.
+    m_workload->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_workload->setMinimumContentsLength(16);
+    for (const QString &name : SweepSetup::builtinWorkloads()) {
+        m_workload->addItem(name);
+        m_workload->setItemData(m_workload->count() - 1, tr("A built-in workload of the agent"),
+                                Qt::ToolTipRole);
+    }
     m_workload->setToolTip(tr("The training workload the device runs in every mode: a built-in, "
                               "or one of your own saved in Workloads…"));
     connect(m_workload, &QComboBox::currentIndexChanged, this, &SweepPanel::updateWorkloadControls);
@@ -446,8 +455,23 @@ QStringList SweepPanel::workloadNames() const
 
 void SweepPanel::reloadWorkloads()
 {
-    if (m_databasePath.isEmpty())
+    // Once per turn of the event loop (a new database and device come together), and only while
+    // planning: mid-sweep the chooser is disabled, and the sweep has the CPU.
+    if (m_databasePath.isEmpty() || m_reloadQueued)
         return;
+    m_reloadQueued = true;
+    QTimer::singleShot(0, this, [this] {
+        m_reloadQueued = false;
+        if (m_state != State::Idle && m_state != State::Paused) {
+            m_reloadPending = true;
+            return;
+        }
+        loadWorkloads();
+    });
+}
+
+void SweepPanel::loadWorkloads()
+{
     m_tasks->run(
         QStringLiteral("workloads"),
         [path = m_databasePath, kind = m_deviceKind](const TaskContext &) {
@@ -464,23 +488,44 @@ void SweepPanel::reloadWorkloads()
             }
             const QString wanted =
                 m_wantedWorkload.isEmpty() ? m_workload->currentText() : m_wantedWorkload;
-            m_workload->blockSignals(true);
-            m_workload->clear();
-            for (const workflows::WorkloadEntry &entry : *entries) {
-                if (entry.builtin || !entry.definition) {
-                    m_workload->addItem(entry.name);
-                    m_workload->setItemData(m_workload->count() - 1,
-                                            tr("A built-in workload of the agent"),
-                                            Qt::ToolTipRole);
-                    continue;
+            struct Item
+            {
+                QString name;
+                bool definition;
+                int minibatches;
+                QString tip;
+                bool operator==(const Item &o) const
+                {
+                    return name == o.name && definition == o.definition &&
+                        minibatches == o.minibatches && tip == o.tip;
                 }
-                const WorkloadDefinition &d = *entry.definition;
-                m_workload->addItem(entry.name);
-                const int i = m_workload->count() - 1;
-                m_workload->setItemData(i, true, kDefinitionRole);
-                m_workload->setItemData(i, d.minibatchesPerMode(), kMinibatchesRole);
-                m_workload->setItemData(i, tr("Your workload: %1").arg(d.commandLine()),
-                                        Qt::ToolTipRole);
+            };
+            QVector<Item> items;
+            for (const workflows::WorkloadEntry &entry : *entries) {
+                if (entry.builtin || !entry.definition)
+                    items.append({entry.name, false, 0, tr("A built-in workload of the agent")});
+                else
+                    items.append({entry.name, true, entry.definition->minibatchesPerMode(),
+                                  tr("Your workload: %1").arg(entry.definition->commandLine())});
+            }
+            QVector<Item> shown;
+            for (int i = 0; i < m_workload->count(); ++i)
+                shown.append({m_workload->itemText(i),
+                              m_workload->itemData(i, kDefinitionRole).toBool(),
+                              m_workload->itemData(i, kMinibatchesRole).toInt(),
+                              m_workload->itemData(i, Qt::ToolTipRole).toString()});
+            m_workload->blockSignals(true);
+            if (items != shown) {  // most reloads find the same list: leave the combo alone
+                m_workload->clear();
+                for (const Item &item : std::as_const(items)) {
+                    m_workload->addItem(item.name);
+                    const int i = m_workload->count() - 1;
+                    m_workload->setItemData(i, item.tip, Qt::ToolTipRole);
+                    if (item.definition) {
+                        m_workload->setItemData(i, true, kDefinitionRole);
+                        m_workload->setItemData(i, item.minibatches, kMinibatchesRole);
+                    }
+                }
             }
             const int index = m_workload->findText(wanted);
             m_workload->setCurrentIndex(std::max(0, index));
@@ -663,6 +708,7 @@ void SweepPanel::resume()
     if (m_state != State::Paused || m_session->sweepId() <= 0)
         return;
     setState(State::Running);
+    m_session->setStopAfterFailures(m_stopAfter->value());
     m_session->resume(m_session->sweepId());
 }
 
@@ -759,6 +805,10 @@ void SweepPanel::setState(State state)
     m_resume->setEnabled(state == State::Paused && ready);
     m_cancel->setEnabled(state == State::Running || state == State::Pausing ||
                          state == State::Paused);
+    if (planning && m_reloadPending) {
+        m_reloadPending = false;
+        reloadWorkloads();
+    }
     for (QWidget *control :
          {static_cast<QWidget *>(m_workload), static_cast<QWidget *>(m_modeKind),
           static_cast<QWidget *>(m_modeCount), static_cast<QWidget *>(m_gridSpec),

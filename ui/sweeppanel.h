@@ -101,6 +101,7 @@ private:
     void onStopped(qint64 sweepId, SweepState state, const QString &summary);
     void setState(State state);
     void updateModeSetControls();
+    void loadWorkloads();
     void updateWorkloadControls();
     void showFailureDetails();
     void showMessage(const QString &text, bool error = false);
@@ -115,6 +116,8 @@ private:
     QLabel *m_simulatedBadge = nullptr;
     BackgroundTasks *m_tasks = nullptr;
     bool m_workloadsLoaded = false;
+    bool m_reloadQueued = false;  // a reload at the next turn of the event loop
+    bool m_reloadPending = false;  // asked mid-sweep: done when planning again
     QString m_wantedWorkload;  // asked for by setRequest before the definitions arrived
     QString m_deviceKind;
     QComboBox *m_workload = nullptr;

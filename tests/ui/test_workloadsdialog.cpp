@@ -25,6 +25,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -381,6 +382,68 @@ private Q_SLOTS:
         QVERIFY2(test->statusText().contains(QLatin1String("Cancelled")),
                  qPrintable(test->statusText()));
         QVERIFY(test->testButton()->isEnabled());
+    }
+
+    void failedModesShowTheirOutputAndStopTheSweep()
+    {
+        const QString db = freshDatabase();
+        SweepPanel panel;
+        panel.resize(1100, 760);
+        panel.show();
+        panel.setDatabasePath(db);
+        panel.setDevice(simulatedTarget());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.workloadsLoaded(), kWaitMs);
+        auto *dialog = qobject_cast<WorkloadsDialog *>(panel.openWorkloads());
+        QVERIFY(dialog);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->isBusy() && !dialog->names().isEmpty(), kWaitMs);
+        fillMarkerWorkload(*dialog, QStringLiteral("fails"));
+        type(child<QLineEdit>(dialog, "commandEdit"),
+             QStringLiteral("python3 train.py --log marker --fail-after 2"));
+        child<QPushButton>(dialog, "saveButton")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->names().contains(QStringLiteral("fails")), kWaitMs);
+        QTRY_VERIFY(!dialog->isBusy());
+        dialog->close();
+        QTRY_VERIFY_WITH_TIMEOUT(panel.workloadNames().contains(QStringLiteral("fails")), kWaitMs);
+        auto *combo = child<QComboBox>(&panel, "workloadCombo");
+        combo->setCurrentIndex(combo->findText(QStringLiteral("fails")));
+        child<QSpinBox>(&panel, "stopAfterSpin")->setValue(2);
+        workflows::SweepRequest request = panel.request();
+        QCOMPARE(request.stopAfterFailures, 2);
+        request.modeSet = QStringLiteral("random:6");
+        panel.setRequest(request);
+        panel.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isRunning(), 2 * kWaitMs);
+
+        // Two modes failed in a row: the sweep stopped, resumable, and says why.
+        QCOMPARE(panel.results()->rowCount(), 2);
+        QCOMPARE(queryInt(db,
+                          QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
+                                         "'failed'")),
+                 2);
+        QCOMPARE(queryInt(db,
+                          QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
+                                         "'pending'")),
+                 4);
+        const QString message = child<QLabel>(&panel, "messageLabel")->text();
+        QVERIFY2(message.contains(QLatin1String("2 consecutive failures")), qPrintable(message));
+        QVERIFY(child<QPushButton>(&panel, "resumeButton")->isEnabled());
+
+        // A failed mode shows its reason and the script's last lines, as plain text.
+        QCOMPARE(panel.failureDetailsText(), QString());
+        auto *table = panel.findChild<QTableView *>();
+        table->setCurrentIndex(panel.results()->index(0, SweepResultsModel::StatusColumn));
+        const QString details = panel.failureDetailsText();
+        QVERIFY2(details.contains(QLatin1String("failed: ")) &&
+                     details.contains(QLatin1String("status 1")) &&
+                     details.contains(QLatin1String("PTWB_MINIBATCH")),
+                 qPrintable(details));
+        QVERIFY(child<QPlainTextEdit>(&panel, "failureDetails")->isReadOnly());
+        const QString tip =
+            panel.results()
+                ->data(panel.results()->index(0, SweepResultsModel::StatusColumn), Qt::ToolTipRole)
+                .toString();
+        QVERIFY2(tip.startsWith(QLatin1String("<pre>")) && tip.contains(QLatin1String("err")),
+                 qPrintable(tip));
     }
 
     void addTestSweepAndExplore()
