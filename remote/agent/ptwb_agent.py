@@ -1558,6 +1558,8 @@ class Agent(object):
             rc, killed = wp.finish(kill=ending != "ended")
         if ending == "stopped":
             raise OpError("stopped", "test_workload stopped after %d minibatches" % len(mbs))
+        if killed and ending == "ended":
+            ending = "enough"  # it closed its output but had to be terminated
         result["seconds"] = round(wp.now(), 3)
         result["lines"] = wp.output(OUTPUT_TEST_KEEP)
         result["minibatches"] = len(mbs)

@@ -33,6 +33,8 @@ Limits:
 - Frameworks that do not call torch.optim's step (JAX, TensorFlow, a hand-written update):
   nothing is recognised; use the regex recogniser on the script's own progress output.
 - Interpreter options other than flags (-u, -O, ...) and -X/-W, and `-c`, are not supported.
+- As with any runpy launcher, a script that pickles functions of its __main__ for a `spawn`
+  multiprocessing start (not a DataLoader's default `fork` on Linux) may not find them.
 
 Standard library only; Python 3.8+.
 """

@@ -11,9 +11,8 @@ Expected<SshLaunch> agent()
     if (!directory)
         return Expected<SshLaunch>::failure(directory.error());
     SshLaunch launch;
-    for (const QString &name :
-         {QStringLiteral("ptwb_agent.py"), QStringLiteral("ptwb_helper.py"),
-          QStringLiteral("ptwb_launch.py")}) {
+    for (const QString &name : {QStringLiteral("ptwb_agent.py"), QStringLiteral("ptwb_helper.py"),
+                                QStringLiteral("ptwb_launch.py")}) {
         const QString script = *directory + QStringLiteral("/agent/") + name;
         if (!QFileInfo::exists(script))
             return Expected<SshLaunch>::failure(QStringLiteral("%1 is missing").arg(script));

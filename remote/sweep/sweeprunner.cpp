@@ -825,18 +825,19 @@ void SweepRunner::maybeFinish()
                                       : SweepState::Interrupted;
     if (const Status marked = m_sweeps.setState(m_sweepId, state); !marked)
         Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
-    QString reboots = m_plannedReboots
+    // After the counts: the planned reboots, and why the sweep stopped early.
+    QString after = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();
     if (stopped)
-        reboots += QStringLiteral("; %1").arg(m_stoppedBecause);
+        after += QStringLiteral("; %1").arg(m_stoppedBecause);
     Q_EMIT finished(complete,
                     QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
                         .arg(m_sweepId)
                         .arg(m_done)
                         .arg(m_failed)
                         .arg(pending)
-                        .arg(reboots));
+                        .arg(after));
 }
 
 }  // namespace ptwb

@@ -72,10 +72,13 @@ private:
     {
         return QFile::exists(QStringLiteral(PTWB_SOURCE_DIR "/remote/simulator/sim_train.py"));
     }
-    QStringList simulator(const QString &state) const
+    // Device seconds pass `speed` times faster than the wall clock's: a workload test's
+    // seconds and a definition's timeout are device seconds, so they get a slower clock or a
+    // longer timeout than Python's start-up needs on a busy machine.
+    QStringList simulator(const QString &state, int speed = 400) const
     {
         return {QStringLiteral("--target"),    QStringLiteral("sim:orin-agx"),
-                QStringLiteral("--sim-speed"), QStringLiteral("400"),
+                QStringLiteral("--sim-speed"), QString::number(speed),
                 QStringLiteral("--sim-state"), state};
     }
     CliResult sweep(const QString &db, const QString &workload, const QString &modes,
@@ -296,8 +299,8 @@ private Q_SLOTS:
                                               QStringLiteral("--db"),
                                               db,
                                               QStringLiteral("--seconds"),
-                                              QStringLiteral("60")} +
-            simulator(fresh(QStringLiteral("sim")));
+                                              QStringLiteral("120")} +
+            simulator(fresh(QStringLiteral("sim")), 10);
         r = runCli(test + QStringList {QStringLiteral("--json")}, 120000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const QJsonObject report = lastObject(r.out);
@@ -336,7 +339,7 @@ private Q_SLOTS:
         r = runCli(QStringList {QStringLiteral("workload"), QStringLiteral("test"),
                                 QStringLiteral("wrong"), QStringLiteral("--db"), db,
                                 QStringLiteral("--seconds"), QStringLiteral("20")} +
-                       simulator(fresh(QStringLiteral("sim"))),
+                       simulator(fresh(QStringLiteral("sim")), 10),
                    120000);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(QLatin1String("red step 2")), qPrintable(r.out));
@@ -354,10 +357,10 @@ private Q_SLOTS:
         const QString db = fresh(QStringLiteral("sweep.sqlite"));
         CliResult r =
             add(db,
-                {QStringLiteral("sim-marker"), QStringLiteral("--skip"), QStringLiteral("2"),
-                 QStringLiteral("--keep"), QStringLiteral("8"), QStringLiteral("--"),
-                 QStringLiteral("python3"), QStringLiteral("train.py"), QStringLiteral("--log"),
-                 QStringLiteral("marker")});
+                {QStringLiteral("sim-marker"), QStringLiteral("--timeout"), QStringLiteral("3600"),
+                 QStringLiteral("--skip"), QStringLiteral("2"), QStringLiteral("--keep"),
+                 QStringLiteral("8"), QStringLiteral("--"), QStringLiteral("python3"),
+                 QStringLiteral("train.py"), QStringLiteral("--log"), QStringLiteral("marker")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = sweep(db, QStringLiteral("sim-marker"), QStringLiteral("random:10"),
                   simulator(fresh(QStringLiteral("sim"))));
@@ -393,9 +396,10 @@ private Q_SLOTS:
         const QString state = fresh(QStringLiteral("sim"));
         CliResult r =
             add(db,
-                {QStringLiteral("mine"), QStringLiteral("--keep"), QStringLiteral("5"),
-                 QStringLiteral("--"), QStringLiteral("python3"), QStringLiteral("train.py"),
-                 QStringLiteral("--log"), QStringLiteral("marker")});
+                {QStringLiteral("mine"), QStringLiteral("--timeout"), QStringLiteral("3600"),
+                 QStringLiteral("--keep"), QStringLiteral("5"), QStringLiteral("--"),
+                 QStringLiteral("python3"), QStringLiteral("train.py"), QStringLiteral("--log"),
+                 QStringLiteral("marker")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString grid =
             QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000;gpu=930750000..1300500000");
@@ -438,10 +442,10 @@ private Q_SLOTS:
         const QString db = fresh(QStringLiteral("fail.sqlite"));
         CliResult r =
             add(db,
-                {QStringLiteral("broken"), QStringLiteral("--"), QStringLiteral("python3"),
-                 QStringLiteral("train.py"), QStringLiteral("--log"), QStringLiteral("marker"),
-                 QStringLiteral("--fail-after"), QStringLiteral("2"),
-                 QStringLiteral("--exit-status"), QStringLiteral("3")});
+                {QStringLiteral("broken"), QStringLiteral("--timeout"), QStringLiteral("3600"),
+                 QStringLiteral("--"), QStringLiteral("python3"), QStringLiteral("train.py"),
+                 QStringLiteral("--log"), QStringLiteral("marker"), QStringLiteral("--fail-after"),
+                 QStringLiteral("2"), QStringLiteral("--exit-status"), QStringLiteral("3")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = sweep(db, QStringLiteral("broken"), QStringLiteral("random:4"),
                   simulator(fresh(QStringLiteral("sim"))) +
@@ -498,6 +502,40 @@ private Q_SLOTS:
                     QStringLiteral("--stop-after-failures"), QStringLiteral("-1")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QLatin1String("--stop-after-failures: '-1'")), qPrintable(r.err));
+    }
+
+    // Failures in a row, not in all: a measured mode between two refused ones resets the count.
+    void aMeasuredModeResetsTheFailureCount()
+    {
+        const QString grid =
+            QStringLiteral("grid:cores=12;cpu=2201600;emc=3199000000;gpu=930750000..1300500000");
+        const auto run = [&](const QString &db, const QString &second) {
+            return sweep(db, QStringLiteral("resnet18"), grid,
+                         simulator(fresh(QStringLiteral("sim"))) +
+                             QStringList {QStringLiteral("--sim-fault"),
+                                          QStringLiteral("reject:gpu_hz=1300500000"),
+                                          QStringLiteral("--sim-fault"),
+                                          QStringLiteral("reject:gpu_hz=%1").arg(second),
+                                          QStringLiteral("--stop-after-failures"),
+                                          QStringLiteral("2"), QStringLiteral("--minibatches"),
+                                          QStringLiteral("20")});
+        };
+        // the plan runs from the highest GPU clock down: refused, measured, refused, ...
+        const QString apart = fresh(QStringLiteral("apart.sqlite"));
+        CliResult r = run(apart, QStringLiteral("1134750000"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(lastObject(r.out).value(QLatin1String("failed")).toInt(), 2);
+        QCOMPARE(lastObject(r.out).value(QLatin1String("done")).toInt(), 3);
+        QCOMPARE(text(apart, QStringLiteral("SELECT state FROM sweeps")), QStringLiteral("done"));
+        // refused, refused: stopped with three modes pending
+        const QString together = fresh(QStringLiteral("together.sqlite"));
+        r = run(together, QStringLiteral("1236750000"));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QLatin1String("stopped after 2 consecutive failures: ")),
+                 qPrintable(r.err));
+        QCOMPARE(lastObject(r.out).value(QLatin1String("pending")).toInt(), 3);
+        QCOMPARE(text(together, QStringLiteral("SELECT state FROM sweeps")),
+                 QStringLiteral("paused"));
     }
 };
 

@@ -749,8 +749,8 @@ private Q_SLOTS:
                     all << entry.at(0).toString();
                 return all;
             }();
-            const QString expected = round == 0 ? QStringLiteral("2 file(s) uploaded, 0 already")
-                                                : QStringLiteral("0 file(s) uploaded, 2 already");
+            const QString expected = round == 0 ? QStringLiteral("3 file(s) uploaded, 0 already")
+                                                : QStringLiteral("0 file(s) uploaded, 3 already");
             QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected),
                      qPrintable(messages.join(QLatin1Char('\n'))));
             log.clear();
