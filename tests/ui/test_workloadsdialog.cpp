@@ -22,6 +22,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -115,6 +116,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);  // QSettings of its own
+        QSettings().remove(QStringLiteral("workloads"));  // what an earlier run left
         QVERIFY(m_dir.isValid());
         if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
             QSKIP("python3 is not installed; scripts/install-deps installs it");
@@ -257,6 +259,19 @@ private Q_SLOTS:
                           QStringLiteral("SELECT count(*) FROM workload_definitions WHERE "
                                          "name = 'my-train'")),
                  1);
+    }
+
+    void testSecondsPersist()
+    {
+        const QString db = freshDatabase();
+        auto dialog = openDialog(db);
+        QCOMPARE(dialog->testPane()->seconds(), 30);  // the default
+        dialog->testPane()->setSeconds(45);
+        dialog->close();
+        auto again = openDialog(db);
+        QCOMPARE(again->testPane()->seconds(), 45);
+        again->testPane()->setSeconds(30);
+        again->close();
     }
 
     void builtinsCannotBeEdited()
