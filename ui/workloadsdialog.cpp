@@ -293,6 +293,7 @@ void WorkloadsDialog::runStore(const QString &what, std::function<Status(Store &
             }
             if (!outcome.entries) {
                 showMessage(outcome.entries.error(), true);
+                updateControls();
                 return;
             }
             if (!what.isEmpty())
