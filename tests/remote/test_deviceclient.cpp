@@ -139,7 +139,9 @@ private Q_SLOTS:
         for (const PowerMode &mode : modes) {
             const DeviceReply applied = awaitReply(client->applyMode(mode));
             QVERIFY2(applied.ok, qPrintable(applied.error.text()));
-            DeviceCall *call = client->profile(resnet, 40);
+            // 80 minibatches: with 40, power had not settled on a 2-core machine under a load of
+            // 10 (fewer power samples are taken in time when the sampler is starved).
+            DeviceCall *call = client->profile(resnet, 80);
             QSignalSpy events(call, &DeviceCall::eventReceived);
             const DeviceReply reply = awaitReply(call, 120000);
             QVERIFY2(reply.ok, qPrintable(reply.error.text()));
