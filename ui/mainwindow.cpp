@@ -171,6 +171,12 @@ void MainWindow::createMenus()
     m_reconnectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     m_reconnectAction->setToolTip(tr("Start the device's agent again and ask who it is"));
     m_reconnectAction->setEnabled(false);
+    device->addSeparator();
+    QAction *workloads = device->addAction(tr("&Workloads…"), m_sweep, &SweepPanel::openWorkloads);
+    workloads->setObjectName(QStringLiteral("workloadsAction"));
+    workloads->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    workloads->setToolTip(tr("Your own training scripts as workloads: add, edit, test on the "
+                             "device, then sweep them (Ctrl+Shift+W)"));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About PowerTrain Workbench"), this, &MainWindow::showAbout);

@@ -27,15 +27,22 @@
 #include "storesession.h"
 #include "sweeppanel.h"
 #include "sweepresultsmodel.h"
+#include "workloadeditor.h"
+#include "workloadsdialog.h"
+#include "workloadtestpane.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ptwb::ui {
@@ -56,6 +63,8 @@ const QLatin1String kExploreConcurrent("explore-concurrent");
 const QLatin1String kExploreBatch("explore-batch");
 const QLatin1String kCompareConcurrent("compare-concurrent");
 const QLatin1String kVerifyConcurrent("verify-concurrent");
+const QLatin1String kWorkloads("workloads");
+const QLatin1String kWorkloadTest("workload-test");
 constexpr int kVerifyRowsShownS = 8;  // device seconds of the run before the picture
 
 // A dialog drawn over the window as a desktop would show it (the offscreen platform draws no
@@ -68,7 +77,9 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
     const int titleHeight = 30;
     const QSize size(body.width() / body.devicePixelRatio(),
                      body.height() / body.devicePixelRatio() + titleHeight);
-    const QRect frame(QPoint((area.width() - size.width()) / 2, area.height() / 4), size);
+    // Near the top third; a tall dialog higher, so that it fits.
+    const int top = std::max(8, std::min(area.height() / 4, area.height() - size.height() - 16));
+    const QRect frame(QPoint((area.width() - size.width()) / 2, top), size);
 
     QPainter painter(&shot);
     painter.setRenderHint(QPainter::Antialiasing);
@@ -95,15 +106,16 @@ void drawDialog(QPixmap &shot, QWidget *dialog)
 
 QStringList ScreenshotDirector::viewNames()
 {
-    return MainWindow::viewNames() << kAddDevice << kDeviceSetup << kApply << kExploreConcurrent
-                                   << kExploreBatch << kCompareConcurrent << kVerifyConcurrent;
+    return MainWindow::viewNames()
+        << kAddDevice << kDeviceSetup << kApply << kExploreConcurrent << kExploreBatch
+        << kCompareConcurrent << kVerifyConcurrent << kWorkloads << kWorkloadTest;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
     return view == kAddDevice || view == kDeviceSetup || view == kApply ||
         view == kExploreConcurrent || view == kExploreBatch || view == kCompareConcurrent ||
-        view == kVerifyConcurrent;
+        view == kVerifyConcurrent || view == kWorkloads || view == kWorkloadTest;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
@@ -115,6 +127,8 @@ MainWindow::View ScreenshotDirector::windowView(const QString &view)
         return MainWindow::View::Explore;
     if (view == kCompareConcurrent)
         return MainWindow::View::Compare;
+    if (view == kWorkloads || view == kWorkloadTest)
+        return MainWindow::View::Sweep;
     return MainWindow::View(std::max(0, int(MainWindow::viewNames().indexOf(view))));
 }
 
@@ -175,6 +189,10 @@ void ScreenshotDirector::onFirstRunDone()
         stageExploreConcurrent(true);
     else if (m_view == kExploreBatch)
         stageExploreBatch();
+    else if (m_view == kWorkloads)
+        stageWorkloads(false);
+    else if (m_view == kWorkloadTest)
+        stageWorkloads(true);
     else
         stageExplore();
 }
@@ -482,6 +500,72 @@ void ScreenshotDirector::stageApply()
         });
 }
 
+void ScreenshotDirector::stageWorkloads(bool test)
+{
+    // Sweep > Workloads… with the user guide's example: a script with a tqdm progress bar,
+    // recognised by a regular expression, its sample line checked; for workload-test, the
+    // simulator's train.py printing that bar, saved and tested on the simulated Jetson.
+    auto *dialog = qobject_cast<WorkloadsDialog *>(m_window->sweep()->openWorkloads());
+    if (!dialog) {
+        save(false);
+        return;
+    }
+    m_dialog = dialog;
+    dialog->resize(1390, 780);
+    when([dialog] { return !dialog->isBusy() && !dialog->names().isEmpty(); },
+         [this, dialog, test] {
+             dialog->addWorkload();
+             auto field = [dialog](const char *name) {
+                 return dialog->findChild<QLineEdit *>(QLatin1String(name));
+             };
+             field("nameEdit")
+                 ->setText(test ? QStringLiteral("sim-tqdm") : QStringLiteral("my-training"));
+             field("commandEdit")
+                 ->setText(test ? QStringLiteral("python3 train.py --log tqdm")
+                                : QStringLiteral("python3 train.py --epochs 1"));
+             if (!test) {
+                 field("cwdEdit")->setText(QStringLiteral("~/projects/classifier"));
+                 dialog->findChild<QPushButton *>(QStringLiteral("envAddButton"))->click();
+                 auto *env = dialog->findChild<QTableWidget *>(QStringLiteral("envTable"));
+                 env->item(0, 0)->setText(QStringLiteral("PATH"));
+                 env->item(0, 1)->setText(QStringLiteral("/home/nvidia/venv/bin:/usr/bin:/bin"));
+                 dialog->findChild<QPushButton *>(QStringLiteral("envAddButton"))->click();
+                 env->item(1, 0)->setText(QStringLiteral("CUDA_VISIBLE_DEVICES"));
+                 env->item(1, 1)->setText(QStringLiteral("0"));
+                 env->clearSelection();
+             }
+             dialog->findChild<QComboBox *>(QStringLiteral("recogniserCombo"))->setCurrentIndex(1);
+             field("patternEdit")->setText(QStringLiteral("(?P<rate>[0-9.]+)it/s"));
+             auto *unit = dialog->findChild<QComboBox *>(QStringLiteral("unitCombo"));
+             unit->setCurrentIndex(unit->count() - 1);  // minibatches per second
+             dialog->editor()->setSampleLine(
+                 QStringLiteral(" 45%|\u2588\u2588\u2588\u2588\u258c     | 18/40 "
+                                "[00:02<00:02, 8.31it/s]"));
+             dialog->findChild<QSpinBox *>(QStringLiteral("skipSpin"))->setValue(5);
+             dialog->findChild<QSpinBox *>(QStringLiteral("keepSpin"))->setValue(40);
+             if (!test) {
+                 field("sampleEdit")->setFocus();
+                 QTimer::singleShot(kSettleMs, this, [this] { save(true); });
+                 return;
+             }
+             dialog->save();
+             when([dialog] { return !dialog->isBusy() && !dialog->isModified(); },
+                  [this, dialog] {
+                      WorkloadTestPane *pane = dialog->testPane();
+                      pane->setSeconds(20);
+                      connect(pane, &WorkloadTestPane::testFinished, this, [this](bool ok) {
+                          QTimer::singleShot(kSettleMs, this, [this, ok] { save(ok); });
+                      });
+                      pane->startTest();
+                      if (!pane->isRunning()) {
+                          std::fprintf(stderr, "screenshot: the test did not start: %s\n",
+                                       qPrintable(pane->testButton()->toolTip()));
+                          save(false);
+                      }
+                  });
+         });
+}
+
 void ScreenshotDirector::when(std::function<bool()> ready, std::function<void()> then)
 {
     auto *poll = new QTimer(this);
@@ -521,6 +605,8 @@ void ScreenshotDirector::save(bool complete)
         verify->close();
         return;
     }
+    if (auto *workloads = qobject_cast<WorkloadsDialog *>(m_dialog.data()))
+        workloads->revert();  // the example is not saved, and closing does not ask
     if (m_dialog)
         m_dialog->close();
     if (explore->isApplying()) {

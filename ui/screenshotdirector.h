@@ -24,7 +24,9 @@ class AddDeviceDialog;
 // starter data has no inference yet), explore-batch (Explore's batch size mode under a 30 W cap,
 // which needs a workload measured at several batch sizes with a convergence relation),
 // verify-concurrent (its Verify on device dialog during a run on the simulated Jetson; the same
-// store) and compare-concurrent (Compare's concurrent evaluation of a training + inference pair).
+// store), compare-concurrent (Compare's concurrent evaluation of a training + inference pair),
+// workloads (Sweep > Workloads… editing a tqdm regex definition with its sample-line check) and
+// workload-test (its Test on device on the simulated Jetson, the recognised lines highlighted).
 class ScreenshotDirector : public QObject
 {
     Q_OBJECT
@@ -57,6 +59,8 @@ private:
     void stageAddDevice();
     void stageDeviceSetup();
     void stageApply();
+    // The Workloads dialog editing a tqdm regex definition; with `test`, its Test on device.
+    void stageWorkloads(bool test);
     void save(bool complete);
     void quit(bool ok);
 

@@ -1,15 +1,20 @@
 #include "sweeppanel.h"
 
+#include "backgroundtasks.h"
 #include "chartstyle.h"
 #include "modes/devicespec.h"
+#include "store/store.h"
 #include "sweepprogresstext.h"
 #include "sweepresultsmodel.h"
 #include "sweepsetup.h"
+#include "workloads.h"
+#include "workloadsdialog.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -17,12 +22,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTime>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -37,6 +44,9 @@ enum ModeKind { AllModes, RandomModes, GridModes, AdaptiveModes };
 
 constexpr int kDefaultModeCount = 50;
 constexpr double kPowerSpanSeconds = 4;  // the power plot's first span; it doubles as needed
+constexpr int kDefinitionRole = Qt::UserRole;  // the chooser's item is a saved definition
+constexpr int kMinibatchesRole = Qt::UserRole + 1;  // its skip + keep
+constexpr int kDefaultStopAfter = 3;
 
 // The device's name from its table ("Jetson AGX Orin").
 QString deviceKindLabel(const QString &kind)
@@ -93,6 +103,7 @@ void SweepPanel::LivePlot::append(const QVector<QPointF> &more)
 SweepPanel::SweepPanel(QWidget *parent)
     : QWidget(parent)
     , m_session(new SweepSession(this))
+    , m_tasks(new BackgroundTasks(this))
     , m_results(new SweepResultsModel(this))
 {
     m_deviceLabel = new QLabel(tr("No device"), this);
@@ -151,6 +162,19 @@ SweepPanel::SweepPanel(QWidget *parent)
     }
     auto *tableLabel = new QLabel(tr("Measured modes"), this);
     tableLabel->setFont(big);
+    // A failed mode's reason and the workload's last output lines (device text: plain only).
+    m_failureDetails = new QPlainTextEdit(this);
+    m_failureDetails->setObjectName(QStringLiteral("failureDetails"));
+    m_failureDetails->setReadOnly(true);
+    m_failureDetails->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_failureDetails->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_failureDetails->setToolTip(tr("Why the selected mode failed and the last lines its workload "
+                                    "printed (out: stdout, err: stderr)"));
+    m_failureDetails->setMaximumHeight(150);
+    m_failureDetails->setVisible(false);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SweepPanel::showFailureDetails);
+    connect(m_results, &QAbstractItemModel::modelReset, this, &SweepPanel::showFailureDetails);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
@@ -158,6 +182,7 @@ SweepPanel::SweepPanel(QWidget *parent)
     layout->addLayout(plots, 2);
     layout->addWidget(tableLabel);
     layout->addWidget(m_table, 3);
+    layout->addWidget(m_failureDetails, 1);
 
     connect(m_session, &SweepSession::started, this, &SweepPanel::onStarted);
     connect(m_session, &SweepSession::progress, this, &SweepPanel::onProgress);
@@ -195,8 +220,28 @@ QWidget *SweepPanel::buildPlanBox()
 {
     auto *box = new QGroupBox(tr("Plan"), this);
     m_workload = new QComboBox(box);
-    m_workload->addItems(SweepSetup::builtinWorkloads());
-    m_workload->setToolTip(tr("The training workload the device runs in every mode"));
+    m_workload->setObjectName(QStringLiteral("workloadCombo"));
+    // A width of its own, not its items': a new list never lays the view (and its charts) out
+    // again.
+    m_workload->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_workload->setMinimumContentsLength(16);
+    for (const QString &name : SweepSetup::builtinWorkloads()) {
+        m_workload->addItem(name);
+        m_workload->setItemData(m_workload->count() - 1, tr("A built-in workload of the agent"),
+                                Qt::ToolTipRole);
+    }
+    m_workload->setToolTip(tr("The training workload the device runs in every mode: a built-in, "
+                              "or one of your own saved in Workloads…"));
+    connect(m_workload, &QComboBox::currentIndexChanged, this, &SweepPanel::updateWorkloadControls);
+    m_workloadsButton = new QPushButton(tr("Workloads…"), box);
+    m_workloadsButton->setObjectName(QStringLiteral("workloadsButton"));
+    m_workloadsButton->setToolTip(tr("Add, edit and test your own training scripts as workloads "
+                                     "(Ctrl+Shift+W)"));
+    connect(m_workloadsButton, &QPushButton::clicked, this, &SweepPanel::openWorkloads);
+    auto *workloadRow = new QHBoxLayout;
+    workloadRow->setContentsMargins(0, 0, 0, 0);
+    workloadRow->addWidget(m_workload, 1);
+    workloadRow->addWidget(m_workloadsButton);
 
     m_modeKind = new QComboBox(box);
     m_modeKind->addItem(tr("All modes"));
@@ -224,6 +269,7 @@ QWidget *SweepPanel::buildPlanBox()
     connect(m_modeKind, &QComboBox::currentIndexChanged, this, &SweepPanel::updateModeSetControls);
 
     m_minibatches = new QSpinBox(box);
+    m_minibatches->setObjectName(QStringLiteral("minibatchesSpin"));
     m_minibatches->setRange(2, 100000);
     m_minibatches->setValue(40);
     m_minibatches->setToolTip(tr("Minibatches trained in each mode; the first (warm-up) and "
@@ -238,6 +284,15 @@ QWidget *SweepPanel::buildPlanBox()
     m_batchSizes->setToolTip(tr("Minibatch sizes to profile each mode at, e.g. 1,4,16,32,64: the "
                                 "mode is set once, then each size is measured in this order. "
                                 "Empty: the workload's own batch only"));
+    m_stopAfter = new QSpinBox(box);
+    m_stopAfter->setObjectName(QStringLiteral("stopAfterSpin"));
+    m_stopAfter->setRange(0, 1000);
+    m_stopAfter->setValue(kDefaultStopAfter);
+    m_stopAfter->setSpecialValueText(tr("never"));
+    m_stopAfter->setSuffix(tr(" failed modes in a row"));
+    m_stopAfter->setToolTip(tr("Pause the sweep after this many consecutive failed modes (a "
+                               "script that cannot start fails in every mode); Resume goes on. "
+                               "0: never stop, every mode is tried"));
     m_inference = new QCheckBox(tr("Inference (minibatches of requests)"), box);
     m_inference->setObjectName(QStringLiteral("inferenceCheck"));
     m_inference->setToolTip(tr("Profile the workload's inference instead of its training. It "
@@ -270,12 +325,13 @@ QWidget *SweepPanel::buildPlanBox()
     buttons->addWidget(m_cancel);
 
     auto *form = new QFormLayout(box);
-    form->addRow(tr("Workload:"), m_workload);
+    form->addRow(tr("Workload:"), workloadRow);
     form->addRow(tr("Modes:"), modes);
     form->addRow(tr("Minibatches per mode:"), m_minibatches);
     form->addRow(tr("Repeats:"), m_repeats);
     form->addRow(tr("Batch sizes:"), m_batchSizes);
     form->addRow(QString(), m_inference);
+    form->addRow(tr("Stop after:"), m_stopAfter);
     form->addRow(buttons);
     return box;
 }
@@ -371,6 +427,7 @@ void SweepPanel::setDatabasePath(const QString &path)
     m_databasePath = path;
     m_session->setDatabasePath(path);
     setState(m_state);
+    reloadWorkloads();
 }
 
 void SweepPanel::setDevice(const workflows::DeviceEndpoint &device)
@@ -382,6 +439,159 @@ void SweepPanel::setDevice(const workflows::DeviceEndpoint &device)
                     : tr("No device"));
     m_simulatedBadge->setVisible(m_hasTarget && device.simulated);
     setState(m_state);
+    if (device.kind != m_deviceKind) {
+        m_deviceKind = device.kind;
+        reloadWorkloads();
+    }
+}
+
+QStringList SweepPanel::workloadNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_workload->count(); ++i)
+        names.append(m_workload->itemText(i));
+    return names;
+}
+
+void SweepPanel::reloadWorkloads()
+{
+    // Once per turn of the event loop (a new database and device come together), and only while
+    // planning: mid-sweep the chooser is disabled, and the sweep has the CPU.
+    if (m_databasePath.isEmpty() || m_reloadQueued)
+        return;
+    m_reloadQueued = true;
+    QTimer::singleShot(0, this, [this] {
+        m_reloadQueued = false;
+        if (m_state != State::Idle && m_state != State::Paused) {
+            m_reloadPending = true;
+            return;
+        }
+        loadWorkloads();
+    });
+}
+
+void SweepPanel::loadWorkloads()
+{
+    m_tasks->run(
+        QStringLiteral("workloads"),
+        [path = m_databasePath, kind = m_deviceKind](const TaskContext &) {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return Expected<QVector<workflows::WorkloadEntry>>(
+                    passOn<Expected<QVector<workflows::WorkloadEntry>>>(store));
+            return workflows::listWorkloads(**store, kind);
+        },
+        [this](const Expected<QVector<workflows::WorkloadEntry>> &entries) {
+            if (!entries) {
+                showMessage(tr("Workloads: %1").arg(entries.error()), true);
+                return;
+            }
+            const QString wanted =
+                m_wantedWorkload.isEmpty() ? m_workload->currentText() : m_wantedWorkload;
+            struct Item
+            {
+                QString name;
+                bool definition;
+                int minibatches;
+                QString tip;
+                bool operator==(const Item &o) const
+                {
+                    return name == o.name && definition == o.definition &&
+                        minibatches == o.minibatches && tip == o.tip;
+                }
+            };
+            QVector<Item> items;
+            for (const workflows::WorkloadEntry &entry : *entries) {
+                if (entry.builtin || !entry.definition)
+                    items.append({entry.name, false, 0, tr("A built-in workload of the agent")});
+                else
+                    items.append({entry.name, true, entry.definition->minibatchesPerMode(),
+                                  tr("Your workload: %1").arg(entry.definition->commandLine())});
+            }
+            QVector<Item> shown;
+            for (int i = 0; i < m_workload->count(); ++i)
+                shown.append({m_workload->itemText(i),
+                              m_workload->itemData(i, kDefinitionRole).toBool(),
+                              m_workload->itemData(i, kMinibatchesRole).toInt(),
+                              m_workload->itemData(i, Qt::ToolTipRole).toString()});
+            m_workload->blockSignals(true);
+            if (items != shown) {  // most reloads find the same list: leave the combo alone
+                m_workload->clear();
+                for (const Item &item : std::as_const(items)) {
+                    m_workload->addItem(item.name);
+                    const int i = m_workload->count() - 1;
+                    m_workload->setItemData(i, item.tip, Qt::ToolTipRole);
+                    if (item.definition) {
+                        m_workload->setItemData(i, true, kDefinitionRole);
+                        m_workload->setItemData(i, item.minibatches, kMinibatchesRole);
+                    }
+                }
+            }
+            const int index = m_workload->findText(wanted);
+            m_workload->setCurrentIndex(std::max(0, index));
+            m_workload->blockSignals(false);
+            if (index >= 0)
+                m_wantedWorkload.clear();
+            m_workloadsLoaded = true;
+            updateWorkloadControls();
+            Q_EMIT workloadListLoaded();
+        });
+}
+
+QDialog *SweepPanel::openWorkloads()
+{
+    if (m_databasePath.isEmpty()) {
+        showMessage(tr("Open a database first: workloads are saved in it"), true);
+        return nullptr;
+    }
+    auto *dialog = new WorkloadsDialog(m_databasePath, m_session->device(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    connect(dialog, &WorkloadsDialog::workloadsChanged, this, &SweepPanel::reloadWorkloads);
+    if (m_workload->currentData(kDefinitionRole).toBool())
+        connect(
+            dialog, &WorkloadsDialog::loaded, dialog,
+            [dialog, name = m_workload->currentText()] { dialog->selectWorkload(name); },
+            Qt::SingleShotConnection);
+    dialog->open();
+    return dialog;
+}
+
+void SweepPanel::updateWorkloadControls()
+{
+    const bool definition = m_workload->currentData(kDefinitionRole).toBool();
+    const bool planning = m_state == State::Idle || m_state == State::Paused;
+    if (definition) {
+        // The definition says how many minibatches each mode runs: skip + keep.
+        m_minibatches->setValue(m_workload->currentData(kMinibatchesRole).toInt());
+        m_minibatches->setToolTip(tr("Set by the workload: the minibatches it skips plus those "
+                                     "it keeps (edit them in Workloads…)"));
+        m_inference->setChecked(false);
+        m_inference->setToolTip(tr("Your own workloads are profiled as the script runs: training, "
+                                   "or whatever it does"));
+    } else {
+        m_minibatches->setToolTip(tr("Minibatches trained in each mode; the first (warm-up) and "
+                                     "those before power settles are not counted"));
+        m_inference->setToolTip(tr("Profile the workload's inference instead of its training. It "
+                                   "is stored as its own workload, NAME%1: a workload holds "
+                                   "training or inference measurements, never both")
+                                    .arg(QLatin1String(workflows::kInferenceSuffix)));
+    }
+    m_minibatches->setEnabled(planning && !definition);
+    m_inference->setEnabled(planning && !definition);
+}
+
+QString SweepPanel::failureDetailsText() const
+{
+    return m_failureDetails->isHidden() ? QString() : m_failureDetails->toPlainText();
+}
+
+void SweepPanel::showFailureDetails()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    const QString text = current.isValid() ? m_results->failureDetails(current.row()) : QString();
+    m_failureDetails->setPlainText(text);
+    m_failureDetails->setVisible(!text.isEmpty());
 }
 
 bool SweepPanel::isRunning() const
@@ -420,6 +630,7 @@ workflows::SweepRequest SweepPanel::request() const
     }
     r.minibatches = m_minibatches->value();
     r.repeats = m_repeats->value();
+    r.stopAfterFailures = m_stopAfter->value();
     r.seed = 0;  // a new draw for every sweep
     return r;
 }
@@ -430,6 +641,8 @@ void SweepPanel::setRequest(const workflows::SweepRequest &r)
     const QString builtin = r.inference ? workflows::builtinOfInference(r.workload) : r.workload;
     if (const int i = m_workload->findText(builtin); i >= 0)
         m_workload->setCurrentIndex(i);
+    else
+        m_wantedWorkload = builtin;  // a definition: chosen once the list arrives
     QStringList sizes;
     for (int size : r.batchSizes)
         sizes.append(QString::number(size));
@@ -448,6 +661,8 @@ void SweepPanel::setRequest(const workflows::SweepRequest &r)
     }
     m_minibatches->setValue(r.minibatches);
     m_repeats->setValue(r.repeats);
+    m_stopAfter->setValue(r.stopAfterFailures);
+    updateWorkloadControls();
 }
 
 void SweepPanel::updateModeSetControls()
@@ -493,6 +708,7 @@ void SweepPanel::resume()
     if (m_state != State::Paused || m_session->sweepId() <= 0)
         return;
     setState(State::Running);
+    m_session->setStopAfterFailures(m_stopAfter->value());
     m_session->resume(m_session->sweepId());
 }
 
@@ -589,12 +805,18 @@ void SweepPanel::setState(State state)
     m_resume->setEnabled(state == State::Paused && ready);
     m_cancel->setEnabled(state == State::Running || state == State::Pausing ||
                          state == State::Paused);
+    if (planning && m_reloadPending) {
+        m_reloadPending = false;
+        reloadWorkloads();
+    }
     for (QWidget *control :
          {static_cast<QWidget *>(m_workload), static_cast<QWidget *>(m_modeKind),
           static_cast<QWidget *>(m_modeCount), static_cast<QWidget *>(m_gridSpec),
           static_cast<QWidget *>(m_minibatches), static_cast<QWidget *>(m_repeats),
-          static_cast<QWidget *>(m_batchSizes), static_cast<QWidget *>(m_inference)})
+          static_cast<QWidget *>(m_batchSizes), static_cast<QWidget *>(m_inference),
+          static_cast<QWidget *>(m_stopAfter), static_cast<QWidget *>(m_workloadsButton)})
         control->setEnabled(planning);
+    updateWorkloadControls();
     if (!ready && planning && !m_hasTarget)
         m_start->setToolTip(tr("No device to sweep: choose one in Devices"));
     else

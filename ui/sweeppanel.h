@@ -8,6 +8,7 @@ class QChart;
 class QChartView;
 class QCheckBox;
 class QComboBox;
+class QDialog;
 class QLabel;
 class QLineEdit;
 class QLineSeries;
@@ -17,14 +18,19 @@ class QSpinBox;
 class QTableView;
 class QValueAxis;
 
+class QPlainTextEdit;
+
 namespace ptwb::ui {
 
+class BackgroundTasks;
 class SweepResultsModel;
 
-// The Sweep view: plan a sweep of the current device (workload, mode set, minibatches,
-// repeats), start, pause, resume and cancel it, follow its progress with time left, the live
-// minibatch time and power of the mode being measured, and the measured modes as they arrive.
-// The sweep itself runs on SweepSession's thread; this widget only renders what it reports.
+// The Sweep view: plan a sweep of the current device (workload: a built-in or a saved definition
+// of the device's kind, edited in the Workloads dialog; mode set, minibatches, repeats, when to
+// stop after consecutive failures), start, pause, resume and cancel it, follow its progress with
+// time left, the live minibatch time and power of the mode being measured, and the measured modes
+// as they arrive. The sweep itself runs on SweepSession's thread; this widget only renders what it
+// reports.
 class SweepPanel : public QWidget
 {
     Q_OBJECT
@@ -44,9 +50,19 @@ public:
     void setRequest(const workflows::SweepRequest &request);
 
     SweepResultsModel *results() const { return m_results; }
+    // The workloads the chooser lists (built-ins, then the saved definitions for this device).
+    QStringList workloadNames() const;
+    // Whether the chooser has the store's definitions (after setDatabasePath, setDevice or a
+    // change in the Workloads dialog they load off the GUI thread).
+    bool workloadsLoaded() const { return m_workloadsLoaded; }
+    // What the failure pane shows for the selected failed mode (tests).
+    QString failureDetailsText() const;
 
 public Q_SLOTS:
     void start();
+    // Opens the Workloads dialog for this device (window-modal); returns it (tests).
+    QDialog *openWorkloads();
+    void reloadWorkloads();
     void pause();
     void resume();
     void cancel();
@@ -56,6 +72,8 @@ Q_SIGNALS:
     void sweepFinished(qint64 sweepId);
     // A measured mode was written to the store.
     void measurementStored();
+    // The chooser's list of workloads was reloaded from the store.
+    void workloadListLoaded();
 
 private:
     enum class State { Idle, Running, Pausing, Paused, Stopping };
@@ -83,6 +101,9 @@ private:
     void onStopped(qint64 sweepId, SweepState state, const QString &summary);
     void setState(State state);
     void updateModeSetControls();
+    void loadWorkloads();
+    void updateWorkloadControls();
+    void showFailureDetails();
     void showMessage(const QString &text, bool error = false);
     void applyChartTheme();
 
@@ -93,7 +114,16 @@ private:
 
     QLabel *m_deviceLabel = nullptr;
     QLabel *m_simulatedBadge = nullptr;
+    BackgroundTasks *m_tasks = nullptr;
+    bool m_workloadsLoaded = false;
+    bool m_reloadQueued = false;  // a reload at the next turn of the event loop
+    bool m_reloadPending = false;  // asked mid-sweep: done when planning again
+    QString m_wantedWorkload;  // asked for by setRequest before the definitions arrived
+    QString m_deviceKind;
     QComboBox *m_workload = nullptr;
+    QPushButton *m_workloadsButton = nullptr;
+    QSpinBox *m_stopAfter = nullptr;
+    QPlainTextEdit *m_failureDetails = nullptr;
     QComboBox *m_modeKind = nullptr;
     QSpinBox *m_modeCount = nullptr;
     QLineEdit *m_gridSpec = nullptr;

@@ -5,6 +5,25 @@
 
 namespace ptwb::ui {
 
+namespace {
+
+// Device text as shown: no control characters, at most 1000 characters a line.
+QString plainText(const QString &text)
+{
+    QString out;
+    for (const QChar c : text) {
+        if (out.size() >= 1000)
+            break;
+        if (c == QLatin1Char('\t'))
+            out.append(QLatin1Char(' '));
+        else if (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format)
+            out.append(c);
+    }
+    return out;
+}
+
+}  // namespace
+
 SweepResultsModel::SweepResultsModel(QObject *parent)
     : QAbstractTableModel(parent)
 {
@@ -34,6 +53,29 @@ void SweepResultsModel::append(const SweepItem &item, const Measurement &measure
     beginInsertRows({}, row, row);
     m_rows.append({item, measurement, item.state == SweepItem::State::Done});
     endInsertRows();
+}
+
+QString SweepResultsModel::failureDetails(int row) const
+{
+    if (row < 0 || row >= m_rows.size() || m_rows[row].item.state != SweepItem::State::Failed)
+        return {};
+    const SweepItem &item = m_rows[row].item;
+    QStringList lines;
+    lines << QStringLiteral("%1 failed: %2").arg(item.mode.toShort(), plainText(item.reason));
+    if (item.output.isEmpty()) {
+        lines << QStringLiteral("(the workload printed nothing before it failed)");
+    } else {
+        lines << QStringLiteral("Its last %1 output lines:").arg(item.output.size());
+        for (const WorkloadOutputLine &line : item.output) {
+            const QString ms = line.ms ? QStringLiteral("%1 ms").arg(*line.ms, 6, 'f', 1)
+                                       : QString(9, QLatin1Char(' '));
+            lines << QStringLiteral("%1 %2 \u2502 %3")
+                         .arg(line.stream == QLatin1String("err") ? QStringLiteral("err")
+                                                                  : QStringLiteral("out"),
+                              ms, plainText(line.text));
+        }
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 int SweepResultsModel::rowCount(const QModelIndex &parent) const
@@ -83,8 +125,10 @@ QVariant SweepResultsModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole) {
         if (index.column() == ModeColumn)
             return row.item.mode.toCanonical();
-        if (index.column() == StatusColumn && !done)
-            return row.item.reason;
+        if (index.column() == StatusColumn && !done) {
+            // Device text, escaped: a tooltip would read markup in it as rich text.
+            return QStringLiteral("<pre>%1</pre>").arg(failureDetails(index.row()).toHtmlEscaped());
+        }
         return {};
     }
     if (role == Qt::TextAlignmentRole && index.column() >= BatchColumn &&
@@ -136,7 +180,8 @@ QVariant SweepResultsModel::headerData(int section, Qt::Orientation orientation,
         case EnergyColumn:
             return QStringLiteral("Time x power: the energy of one minibatch");
         case StatusColumn:
-            return QStringLiteral("Measured, or failed with the device's reason");
+            return QStringLiteral("Measured, or failed with the reason; select a failed mode for "
+                                  "the last lines its workload printed");
         default:
             return {};
         }

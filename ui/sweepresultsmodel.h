@@ -34,6 +34,9 @@ public:
     // energy of earlier runs stay empty).
     void setRecord(const SweepRecord &record);
     void append(const SweepItem &item, const Measurement &measurement);
+    // A failed row's reason and the workload's last output lines, as plain text (device text,
+    // control characters stripped); empty for a measured row.
+    QString failureDetails(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -48,13 +48,14 @@ public:
             fail(0, created.error());
             return;
         }
-        run(*created, device);
+        run(*created, device, request.stopAfterFailures);
     }
 
-    void resume(const QString &path, const workflows::DeviceEndpoint &device, qint64 sweepId)
+    void resume(const QString &path, const workflows::DeviceEndpoint &device, qint64 sweepId,
+                int stopAfterFailures)
     {
         if (openStore(path))
-            run(sweepId, device);
+            run(sweepId, device, stopAfterFailures);
     }
 
     // Ends the run, leaving the sweep in `state` (paused or cancelled). Without a run, a sweep
@@ -109,7 +110,7 @@ private:
         });
     }
 
-    void run(qint64 sweepId, const workflows::DeviceEndpoint &device)
+    void run(qint64 sweepId, const workflows::DeviceEndpoint &device, int stopAfterFailures)
     {
         Expected<SweepRecord> record = SweepStore(*m_store).load(sweepId);
         if (!record) {
@@ -124,7 +125,7 @@ private:
         m_lastIndex = -1;
         m_liveDirty = m_progressDirty = m_itemJustRecorded = false;
         Expected<std::unique_ptr<SweepRunner>> runner =
-            workflows::sweepRunner(*m_store, sweepId, {device}, this);
+            workflows::sweepRunner(*m_store, sweepId, {device}, this, stopAfterFailures);
         if (!runner) {
             fail(sweepId, runner.error());
             return;
@@ -268,6 +269,7 @@ void SweepSession::start(const workflows::SweepRequest &request)
     m_running = true;
     m_state = SweepState::Running;
     workflows::SweepRequest r = request;
+    m_stopAfterFailures = r.stopAfterFailures;
     if (r.seed == 0)
         r.seed = QRandomGenerator::global()->generate64();  // another sweep, other modes
     launch([path = m_databasePath, device = m_device, r](SweepWorker &w) {
@@ -281,9 +283,8 @@ void SweepSession::resume(qint64 sweepId)
         return;
     m_running = true;
     m_state = SweepState::Running;
-    launch([path = m_databasePath, device = m_device, sweepId](SweepWorker &w) {
-        w.resume(path, device, sweepId);
-    });
+    launch([path = m_databasePath, device = m_device, sweepId, stopAfter = m_stopAfterFailures](
+               SweepWorker &w) { w.resume(path, device, sweepId, stopAfter); });
 }
 
 void SweepSession::pause()

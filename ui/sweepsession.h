@@ -50,6 +50,9 @@ public:
     void setDevice(const workflows::DeviceEndpoint &device) { m_device = device; }
     const workflows::DeviceEndpoint &device() const { return m_device; }
     bool isRunning() const { return m_running; }
+    // After this many failed modes in a row a run stops, resumable (0: never); start() takes
+    // the request's, resume() the last one set.
+    void setStopAfterFailures(int count) { m_stopAfterFailures = count; }
     // The sweep of the last run, and its state: running, or as stopped() reported it
     // (Planned before any run).
     qint64 sweepId() const { return m_sweepId; }
@@ -84,6 +87,7 @@ private:
     qint64 m_sweepId = 0;
     SweepState m_state = SweepState::Planned;
     bool m_running = false;
+    int m_stopAfterFailures = workflows::SweepRequest::kDefaultStopAfterFailures;
 };
 
 }  // namespace ptwb::ui

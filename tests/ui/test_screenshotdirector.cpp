@@ -45,6 +45,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("view");
         QTest::newRow("add-device") << QStringLiteral("add-device");
         QTest::newRow("apply") << QStringLiteral("apply");
+        // Test on device runs the workload in the current mode: the mode stays MAXN.
+        QTest::newRow("workload-test") << QStringLiteral("workload-test");
     }
 
     // The apply is real (ModeApplier against the simulated Jetson) and is cancelled before the
