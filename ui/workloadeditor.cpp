@@ -437,49 +437,6 @@ QString WorkloadEditor::commandText(const QStringList &argv)
     return words.join(QLatin1Char(' '));
 }
 
-std::optional<double> WorkloadEditor::sampleMs(const QString &pattern,
-                                               WorkloadDefinition::RateUnit unit,
-                                               const QString &line, QString *why)
-{
-    const QRegularExpression re(pattern);
-    if (!re.isValid()) {
-        *why = tr("not a regular expression: %1").arg(re.errorString());
-        return std::nullopt;
-    }
-    QString group;
-    for (const QString &name : re.namedCaptureGroups()) {
-        if (!name.isEmpty()) {
-            group = name;
-            break;
-        }
-    }
-    if (group.isEmpty()) {
-        *why = tr("the pattern has no named group (?P<name>…)");
-        return std::nullopt;
-    }
-    const QRegularExpressionMatch match = re.match(line.left(1000));
-    if (!match.hasMatch()) {
-        *why = tr("no match: this line would not count as a minibatch");
-        return std::nullopt;
-    }
-    bool ok = false;
-    const QString text = match.captured(group);
-    const double value = text.toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value <= 0) {
-        *why = tr("the pattern matched \"%1\" but its group \"%2\" is not a positive number")
-                   .arg(match.captured(0), group);
-        return std::nullopt;
-    }
-    switch (unit) {
-    case WorkloadDefinition::RateUnit::Seconds:
-        return value * 1000;
-    case WorkloadDefinition::RateUnit::PerSecond:
-        return 1000 / value;
-    default:
-        return value;
-    }
-}
-
 void WorkloadEditor::updateArgv()
 {
     if (m_builtin)
@@ -522,9 +479,10 @@ void WorkloadEditor::updateSample()
         return;
     }
     QString why;
-    const std::optional<double> ms =
-        sampleMs(m_pattern->text(), WorkloadDefinition::RateUnit(m_unit->currentData().toInt()),
-                 m_sample->text(), &why);
+    WorkloadDefinition regex;
+    regex.pattern = m_pattern->text();
+    regex.unit = WorkloadDefinition::RateUnit(m_unit->currentData().toInt());
+    const std::optional<double> ms = regex.minibatchMsIn(m_sample->text(), &why);
     if (ms) {
         m_sampleResult->setText(
             tr("\u2714 A minibatch of %1 ms").arg(*ms, 0, 'f', *ms < 10 ? 2 : 1));

@@ -44,9 +44,6 @@ public:
 
     // A command line as splitCommand reads it back, for the command field.
     static QString commandText(const QStringList &argv);
-    // The minibatch time in ms `line` gives under `pattern` and `unit`, or why it gives none.
-    static std::optional<double> sampleMs(const QString &pattern, WorkloadDefinition::RateUnit unit,
-                                          const QString &line, QString *why);
 
 Q_SIGNALS:
     // Any field changed (by the person or setDefinition).

@@ -3,6 +3,8 @@
 #include <QJsonArray>
 #include <QRegularExpression>
 
+#include <cmath>
+
 namespace ptwb {
 
 namespace {
@@ -167,6 +169,46 @@ QString WorkloadDefinition::problemField() const
 {
     const QString field = findProblem(*this).field;
     return field.startsWith(QLatin1String("env")) ? QStringLiteral("env") : field;
+}
+
+std::optional<double> WorkloadDefinition::minibatchMsIn(const QString &line, QString *why) const
+{
+    const auto no = [why](const QString &reason) {
+        if (why)
+            *why = reason;
+        return std::optional<double>();
+    };
+    const QRegularExpression re(pattern);
+    if (!re.isValid())
+        return no(QStringLiteral("not a regular expression: %1").arg(re.errorString()));
+    QString group;
+    for (const QString &name : re.namedCaptureGroups()) {
+        if (!name.isEmpty()) {
+            group = name;
+            break;
+        }
+    }
+    if (group.isEmpty())
+        return no(QStringLiteral("the pattern has no named group (?P<name>\u2026)"));
+    const QRegularExpressionMatch match = re.match(line.left(1000));
+    if (!match.hasMatch())
+        return no(QStringLiteral("no match: this line would not count as a minibatch"));
+    bool ok = false;
+    const double value = match.captured(group).toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value <= 0) {
+        return no(QStringLiteral("the pattern matched \"%1\" but its group \"%2\" is not a "
+                                 "positive number")
+                      .arg(match.captured(0), group));
+    }
+    switch (unit) {
+    case RateUnit::Seconds:
+        return value * 1000;
+    case RateUnit::PerSecond:
+        return 1000 / value;
+    case RateUnit::Milliseconds:
+        break;
+    }
+    return value;
 }
 
 QString WorkloadDefinition::commandLine() const

@@ -8,6 +8,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <optional>
+
 namespace ptwb {
 
 // A researcher's own training workload, saved by name: how the device runs it (argv, never a
@@ -52,6 +54,11 @@ struct WorkloadDefinition
     QString problemField() const;
 
     int minibatchesPerMode() const { return skip + keep; }
+    // What the regex recogniser reads from one output line, in ms per minibatch, as the agent
+    // does (a search, its named group in `unit`, the line cut to 1000 characters); nothing, with
+    // `why` (when given) saying why, when the line is no minibatch. For the window's sample-line
+    // check: the agent is what recognises minibatches in a run.
+    std::optional<double> minibatchMsIn(const QString &line, QString *why = nullptr) const;
     // The argv as one line for display only (quoted where needed); never run through a shell.
     QString commandLine() const;
 

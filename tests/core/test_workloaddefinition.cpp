@@ -137,6 +137,30 @@ private Q_SLOTS:
         QVERIFY(!WorkloadDefinition::fromJson(stored, QStringLiteral("mytrain")));
     }
 
+    void aLineIsReadAsTheAgentWould()
+    {
+        QString why;
+        WorkloadDefinition d = tqdmScript();  // (?P<rate>[0-9.]+)it/s, minibatches per second
+        std::optional<double> ms =
+            d.minibatchMsIn(QStringLiteral("100%|##########| 40/40 [00:03<00:00, 12.5it/s]"), &why);
+        QVERIFY2(ms, qPrintable(why));
+        QCOMPARE(*ms, 80.0);
+        d.pattern = QStringLiteral("step \\d+ .* (?P<t>[0-9.]+) s");
+        d.unit = WorkloadDefinition::RateUnit::Seconds;
+        ms = d.minibatchMsIn(QStringLiteral("step 40 loss 1.2 0.095 s"), &why);
+        QVERIFY2(ms, qPrintable(why));
+        QCOMPARE(*ms, 95.0);
+        d.pattern = QStringLiteral("(?P<ms>[0-9.]+) ms");
+        d.unit = WorkloadDefinition::RateUnit::Milliseconds;
+        QCOMPARE(d.minibatchMsIn(QStringLiteral("step 3 took 41.5 ms")).value_or(0), 41.5);
+        QVERIFY(!d.minibatchMsIn(QStringLiteral("epoch 1 done"), &why));
+        QVERIFY2(why.contains(QLatin1String("no match")), qPrintable(why));
+        d.pattern = QStringLiteral("(?P<rate>[0-9.?]+)it/s");
+        d.unit = WorkloadDefinition::RateUnit::PerSecond;
+        QVERIFY(!d.minibatchMsIn(QStringLiteral("0/40 [00:00<?, ?it/s]"), &why));
+        QVERIFY2(why.contains(QLatin1String("not a positive number")), qPrintable(why));
+    }
+
     void commandLineQuotesForDisplay()
     {
         QCOMPARE(tqdmScript().commandLine(), QStringLiteral("python3 train.py --lr '0.1 warm'"));

@@ -134,23 +134,6 @@ private Q_SLOTS:
 
     void sampleLineCheck()
     {
-        QString why;
-        // tqdm: minibatches per second
-        std::optional<double> ms = WorkloadEditor::sampleMs(
-            QStringLiteral("(?P<rate>[0-9.]+)it/s"), WorkloadDefinition::RateUnit::PerSecond,
-            QStringLiteral("100%|##########| 40/40 [00:03<00:00, 12.5it/s]"), &why);
-        QVERIFY2(ms, qPrintable(why));
-        QCOMPARE(*ms, 80.0);
-        ms = WorkloadEditor::sampleMs(QStringLiteral("step \\d+ .* (?P<t>[0-9.]+) s"),
-                                      WorkloadDefinition::RateUnit::Seconds,
-                                      QStringLiteral("step 40 loss 1.2 0.095 s"), &why);
-        QVERIFY2(ms, qPrintable(why));
-        QCOMPARE(*ms, 95.0);
-        QVERIFY(!WorkloadEditor::sampleMs(QStringLiteral("(?P<ms>[0-9.]+) ms"),
-                                          WorkloadDefinition::RateUnit::Milliseconds,
-                                          QStringLiteral("epoch 1 done"), &why));
-        QVERIFY(why.contains(QLatin1String("no match")));
-
         // In the editor: the live check follows the pattern, the unit and the sample.
         WorkloadEditor editor;
         editor.show();
