@@ -1,28 +1,11 @@
 #include "sweepresultsmodel.h"
 
+#include "store/workloadoutput.h"
+
 #include <QBrush>
 #include <QColor>
 
 namespace ptwb::ui {
-
-namespace {
-
-// Device text as shown: no control characters, at most 1000 characters a line.
-QString plainText(const QString &text)
-{
-    QString out;
-    for (const QChar c : text) {
-        if (out.size() >= 1000)
-            break;
-        if (c == QLatin1Char('\t'))
-            out.append(QLatin1Char(' '));
-        else if (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format)
-            out.append(c);
-    }
-    return out;
-}
-
-}  // namespace
 
 SweepResultsModel::SweepResultsModel(QObject *parent)
     : QAbstractTableModel(parent)
@@ -61,7 +44,8 @@ QString SweepResultsModel::failureDetails(int row) const
         return {};
     const SweepItem &item = m_rows[row].item;
     QStringList lines;
-    lines << QStringLiteral("%1 failed: %2").arg(item.mode.toShort(), plainText(item.reason));
+    lines << QStringLiteral("%1 failed: %2")
+                 .arg(item.mode.toShort(), WorkloadOutput::sanitisedText(item.reason));
     if (item.output.isEmpty()) {
         lines << QStringLiteral("(the workload printed nothing before it failed)");
     } else {
@@ -72,7 +56,7 @@ QString SweepResultsModel::failureDetails(int row) const
             lines << QStringLiteral("%1 %2 \u2502 %3")
                          .arg(line.stream == QLatin1String("err") ? QStringLiteral("err")
                                                                   : QStringLiteral("out"),
-                              ms, plainText(line.text));
+                              ms, WorkloadOutput::sanitisedText(line.text));
         }
     }
     return lines.join(QLatin1Char('\n'));

@@ -1,5 +1,7 @@
 #include "workloadtestpane.h"
 
+#include "store/workloadoutput.h"
+
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -151,21 +153,6 @@ QString WorkloadTestPane::statusText() const
     return m_status->text();
 }
 
-QString WorkloadTestPane::sanitised(const QString &text)
-{
-    QString out;
-    out.reserve(std::min<qsizetype>(text.size(), 1000));
-    for (const QChar c : text) {
-        if (out.size() >= 1000)
-            break;
-        if (c == QLatin1Char('\t'))
-            out.append(QLatin1Char(' '));
-        else if (c.category() != QChar::Other_Control && c.category() != QChar::Other_Format)
-            out.append(c);
-    }
-    return out;
-}
-
 void WorkloadTestPane::updateControls()
 {
     const bool running = m_test != nullptr;
@@ -268,7 +255,7 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
     m_cancelling = false;
     if (!report) {
         m_status->setText(tr("The test did not run"));
-        m_summary->setText(sanitised(report.error()));
+        m_summary->setText(WorkloadOutput::sanitisedText(report.error()));
         palette.setColor(QPalette::WindowText, kErrorColor);
         m_summary->setPalette(palette);
         m_progress->setVisible(false);
@@ -297,7 +284,7 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
                                                                        : QStringLiteral("out"),
                                    gutter),
                           minibatch ? recognised : plain);
-        cursor.insertText(sanitised(line.text), plain);
+        cursor.insertText(WorkloadOutput::sanitisedText(line.text), plain);
         if (minibatch)
             ++m_highlighted;
     }
@@ -315,7 +302,8 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
     if (!r.recognised()) {
         m_summary->setText(
             tr("\u2718 Nothing recognised: %1")
-                .arg(sanitised(r.reason.isEmpty() ? tr("no minibatch was recognised") : r.reason)));
+                .arg(WorkloadOutput::sanitisedText(
+                    r.reason.isEmpty() ? tr("no minibatch was recognised") : r.reason)));
         palette.setColor(QPalette::WindowText, kErrorColor);
     } else {
         QString text = tr("\u2714 %1 recognised").arg(minibatchCount(r.minibatches));

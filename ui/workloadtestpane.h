@@ -50,9 +50,6 @@ public:
     // A finished test's report, as if the device had sent it (screenshots).
     void showReport(const Expected<workflows::WorkloadTestReport> &report);
 
-    // Device text as shown: control characters gone, at most 1000 characters.
-    static QString sanitised(const QString &text);
-
 public Q_SLOTS:
     void startTest();
     void cancelTest();
