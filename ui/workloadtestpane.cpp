@@ -270,22 +270,33 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
     QTextBlockFormat normalBlock;
     QTextBlockFormat recognisedBlock;
     recognisedBlock.setBackground(kRecognisedBackground);
+    // The skipped (warm-up) minibatches are recognised but not measured: shown apart. The tail
+    // holds the last of r.minibatches, so its first recognised line is number (all - in tail).
+    QTextCharFormat skipped;
+    skipped.setForeground(QColor(0x75, 0x75, 0x75));
+    const int inTail = int(std::count_if(r.lines.cbegin(), r.lines.cend(),
+                                         [](const auto &line) { return line.ms.has_value(); }));
+    int index = std::max(0, r.minibatches - inTail);
     bool first = true;
     for (const workflows::OutputLine &line : r.lines) {
         if (!first)
             cursor.insertBlock();
         first = false;
         const bool minibatch = line.ms.has_value();
-        cursor.setBlockFormat(minibatch ? recognisedBlock : normalBlock);
-        const QString gutter = minibatch ? QStringLiteral("%1 ms").arg(*line.ms, 6, 'f', 1)
-                                         : QString(9, QLatin1Char(' '));
+        const bool warmUp = minibatch && index++ < m_definition.skip;
+        cursor.setBlockFormat(minibatch && !warmUp ? recognisedBlock : normalBlock);
+        const QString gutter = !minibatch ? QString(9, QLatin1Char(' '))
+            : warmUp                      ? tr("skipped  ")
+                                          : QStringLiteral("%1 ms").arg(*line.ms, 6, 'f', 1);
         cursor.insertText(QStringLiteral("%1 %2 \u2502 ")
                               .arg(line.stream == QLatin1String("err") ? QStringLiteral("err")
                                                                        : QStringLiteral("out"),
                                    gutter),
-                          minibatch ? recognised : plain);
+                          !minibatch   ? plain
+                              : warmUp ? skipped
+                                       : recognised);
         cursor.insertText(WorkloadOutput::sanitisedText(line.text), plain);
-        if (minibatch)
+        if (minibatch && !warmUp)
             ++m_highlighted;
     }
     // The newest lines in view, from their first column.
@@ -301,7 +312,8 @@ void WorkloadTestPane::showReport(const Expected<workflows::WorkloadTestReport> 
     m_status->setText(ran + exited);
     if (!r.recognised()) {
         m_summary->setText(
-            tr("\u2718 Nothing recognised: %1")
+            (r.minibatches > 0 ? tr("\u2718 Nothing measured: %1")
+                               : tr("\u2718 Nothing recognised: %1"))
                 .arg(WorkloadOutput::sanitisedText(
                     r.reason.isEmpty() ? tr("no minibatch was recognised") : r.reason)));
         palette.setColor(QPalette::WindowText, kErrorColor);

@@ -1567,6 +1567,9 @@ class Agent(object):
         result["reason"] = wp.reason(ending, None if killed else rc, wanted,
                                      timeout if ending == "silent" else seconds)
         measured = mbs[skip:]
+        if mbs and not measured and result["reason"] is None:
+            result["reason"] = "all %d minibatches recognised were skipped (skip %d): run " \
+                "longer or skip fewer" % (len(mbs), skip)
         if measured:
             result["time_ms"] = stats_with_max([m[1] for m in measured], 3)
             # power while it trained: from the end of the skipped minibatches (without any,
@@ -2078,6 +2081,8 @@ class WorkloadProcess(object):
     def why_none(self, within_s=None):
         """The reason no minibatch was recognised."""
         why = self.launcher_error or self.rec.why_none()
+        if self.launcher and self.launcher_error is None and self._last_step is not None:
+            why = "optimizer.step() returned only once (a minibatch is the time between two)"
         if within_s is None:
             return "no minibatch recognised: %s" % why
         return "no minibatch recognised within %g s: %s" % (within_s, why)

@@ -466,6 +466,24 @@ class CommandTest(AgentTestCase):
         self.assertNotIn("retry", e)  # the script ran: another mode may behave otherwise
         self.assertEqual(e["output"], [{"stream": "out", "text": "1", "ms": None}])
 
+    def test_launcher_script_that_steps_once(self):
+        report = os.path.join(self.tmp, "report.json")
+        w = {"kind": "command", "argv": [sys.executable, self.script("plain.py", PLAIN_SCRIPT),
+                                         report, "1"],
+             "recognise": {"by": "launcher"}, "env": {"PYTHONPATH": STANDIN}}
+        e = self.failed(w)
+        self.assertIn("no minibatch recognised: optimizer.step() returned only once",
+                      e["message"])
+
+    def test_test_workload_says_when_every_minibatch_was_skipped(self):
+        w = self.command(("two.py", "print('PTWB_MINIBATCH 10')\nprint('PTWB_MINIBATCH 11')\n"),
+                         skip=5)
+        r, _ = self.ok("test_workload", workload=w, seconds=30)
+        self.assertEqual(r["minibatches"], 2)
+        self.assertIsNone(r["time_ms"])
+        self.assertEqual(r["reason"], "all 2 minibatches recognised were skipped (skip 5): run "
+                         "longer or skip fewer")
+
     def test_test_workload_reports_a_failure_as_its_result(self):
         r, _ = self.ok("test_workload", workload=self.command(("early.py", EARLY_EXIT)),
                        seconds=30, minibatches=40)

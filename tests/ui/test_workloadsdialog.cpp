@@ -481,6 +481,8 @@ private Q_SLOTS:
         QVERIFY2(test->outputText().contains(QLatin1String("PTWB_MINIBATCH")),
                  qPrintable(test->outputText()));
         QVERIFY(test->highlightedLines() > 0);
+        // The two skipped (warm-up) minibatches are shown as such, not highlighted as measured.
+        QCOMPARE(test->outputText().count(QLatin1String("skipped")), 2);
         QVERIFY2(test->summaryText().contains(QLatin1String("median")),
                  qPrintable(test->summaryText()));
         QVERIFY(child<QPlainTextEdit>(dialog, "testOutput")->isReadOnly());
