@@ -1,6 +1,7 @@
 #pragma once
 
 #include "deviceendpoint.h"
+#include "store/workloaddefinition.h"
 #include "util/expected.h"
 #include "wire.h"
 
@@ -47,9 +48,9 @@ struct SweepRequest
     static constexpr int kDefaultStopAfterFailures = 3;
 };
 
-// A built-in workload's inference is stored under its own workload name (a workload holds
-// training or inference measurements, never both): "mobilenet_v3-inference".
-constexpr char kInferenceSuffix[] = "-inference";
+// A built-in workload's inference is stored under its own workload name (core's
+// kInferenceSuffix): "mobilenet_v3-inference".
+using ptwb::kInferenceSuffix;
 QString inferenceWorkloadName(const QString &builtin);
 // The built-in name of an inference workload name ("mobilenet_v3-inference" -> "mobilenet_v3");
 // any other name unchanged, so an inference sweep of "mobilenet_v3" runs mobilenet_v3 too.

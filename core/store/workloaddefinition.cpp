@@ -9,9 +9,6 @@ namespace ptwb {
 
 namespace {
 
-const char *const kBuiltins[] = {"resnet18", "mobilenet_v3"};
-const char kInferenceSuffix[] = "-inference";
-
 bool isEnvironmentName(const QString &name)
 {
     static const QRegularExpression re(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
@@ -370,11 +367,17 @@ bool unitFromName(const QString &text, WorkloadDefinition::RateUnit *out)
 
 }  // namespace WorkloadRecognisers
 
+const QStringList &builtinWorkloadBases()
+{
+    static const QStringList bases {QStringLiteral("resnet18"), QStringLiteral("mobilenet_v3")};
+    return bases;
+}
+
 QStringList builtinWorkloadNames()
 {
     QStringList names;
-    for (const char *builtin : kBuiltins)
-        names << QLatin1String(builtin) << QLatin1String(builtin) + QLatin1String(kInferenceSuffix);
+    for (const QString &builtin : builtinWorkloadBases())
+        names << builtin << builtin + QLatin1String(kInferenceSuffix);
     return names;
 }
 

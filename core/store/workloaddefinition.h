@@ -77,8 +77,12 @@ QString unitName(WorkloadDefinition::RateUnit unit);  // ms, s, per_s
 bool unitFromName(const QString &text, WorkloadDefinition::RateUnit *out);
 }  // namespace WorkloadRecognisers
 
-// The built-in workloads' names (resnet18, mobilenet_v3 and their -inference names): a saved
-// definition may not take one.
+// A built-in workload's inference is stored under its own workload name (a workload holds
+// training or inference measurements, never both): "mobilenet_v3-inference".
+inline constexpr char kInferenceSuffix[] = "-inference";
+// The built-in workloads the agent (and the simulator) know by name: resnet18, mobilenet_v3.
+const QStringList &builtinWorkloadBases();
+// Their names as workloads (each also with kInferenceSuffix): a saved definition may not take one.
 bool isBuiltinWorkloadName(const QString &name);
 QStringList builtinWorkloadNames();
 

@@ -82,19 +82,18 @@ Status readRecognition(const QJsonObject &object, WorkloadSpec *spec)
     if (!recognise.isUndefined() && !recognise.isNull()) {
         const QJsonObject by = recognise.toObject();
         spec->recogniser = by.value(QLatin1String("by")).toString();
-        if (spec->recogniser != QLatin1String("marker") &&
-            spec->recogniser != QLatin1String("regex") &&
-            spec->recogniser != QLatin1String("launcher"))
+        WorkloadDefinition::Recogniser recogniser;
+        if (!WorkloadRecognisers::fromName(spec->recogniser, &recogniser))
             return bad(QStringLiteral("workload.recognise.by"),
                        QStringLiteral("marker, regex or launcher"));
-        if (spec->recogniser == QLatin1String("regex")) {
+        if (recogniser == WorkloadDefinition::Recogniser::Regex) {
             spec->pattern = by.value(QLatin1String("pattern")).toString();
             spec->unit = by.value(QLatin1String("unit")).toString();
             if (spec->pattern.isEmpty())
                 return bad(QStringLiteral("workload.recognise.pattern"),
                            QStringLiteral("a regular expression"));
-            if (spec->unit != QLatin1String("ms") && spec->unit != QLatin1String("s") &&
-                spec->unit != QLatin1String("per_s"))
+            WorkloadDefinition::RateUnit unit;
+            if (!WorkloadRecognisers::unitFromName(spec->unit, &unit))
                 return bad(QStringLiteral("workload.recognise.unit"),
                            QStringLiteral("ms, s or per_s"));
         }
@@ -102,14 +101,18 @@ Status readRecognition(const QJsonObject &object, WorkloadSpec *spec)
     qint64 number = 0;
     if (object.contains(QLatin1String("skip"))) {
         if (!integral(object.value(QLatin1String("skip")), &number) || number < 0 ||
-            number > 100000)
-            return bad(QStringLiteral("workload.skip"), QStringLiteral("0 to 100000 minibatches"));
+            number > WorkloadDefinition::kMaxMinibatches)
+            return bad(
+                QStringLiteral("workload.skip"),
+                QStringLiteral("0 to %1 minibatches").arg(WorkloadDefinition::kMaxMinibatches));
         spec->skip = int(number);
     }
     if (object.contains(QLatin1String("timeout_s"))) {
         if (!integral(object.value(QLatin1String("timeout_s")), &number) || number < 1 ||
-            number > 86400)
-            return bad(QStringLiteral("workload.timeout_s"), QStringLiteral("1 to 86400 seconds"));
+            number > WorkloadDefinition::kMaxTimeoutSeconds)
+            return bad(
+                QStringLiteral("workload.timeout_s"),
+                QStringLiteral("1 to %1 seconds").arg(WorkloadDefinition::kMaxTimeoutSeconds));
         spec->timeoutSeconds = int(number);
     }
     return {};

@@ -5,6 +5,7 @@
 #include "optimize/activeselection.h"
 #include "predict/powermodel.h"
 #include "store/store.h"
+#include "store/workloaddefinition.h"
 #include "sweep/capladder.h"
 #include "sweeprunner.h"
 
@@ -232,8 +233,7 @@ Expected<SearchStep> SweepSetup::searchStep(Store &store, const SweepRecord &rec
 
 const QStringList &SweepSetup::builtinWorkloads()
 {
-    static const QStringList workloads {QStringLiteral("resnet18"), QStringLiteral("mobilenet_v3")};
-    return workloads;
+    return builtinWorkloadBases();
 }
 
 QVector<PowerMode> SweepSetup::allModes(const QString &deviceKind)
