@@ -502,6 +502,9 @@ void SweepPanel::loadWorkloads()
             };
             QVector<Item> items;
             for (const workflows::WorkloadEntry &entry : *entries) {
+                // A built-in's inference name is not a choice here: the Inference box is.
+                if (entry.builtin && !SweepSetup::builtinWorkloads().contains(entry.name))
+                    continue;
                 if (entry.builtin || !entry.definition)
                     items.append({entry.name, false, 0, tr("A built-in workload of the agent")});
                 else

@@ -494,6 +494,9 @@ private Q_SLOTS:
         auto *combo = child<QComboBox>(&panel, "workloadCombo");
         QVERIFY(panel.workloadNames().indexOf(QStringLiteral("resnet18")) <
                 panel.workloadNames().indexOf(QStringLiteral("sim-marker")));
+        // Inference is the Inference box's: no built-in's inference name is a workload choice.
+        QVERIFY2(!panel.workloadNames().contains(QStringLiteral("resnet18-inference")),
+                 qPrintable(panel.workloadNames().join(QLatin1Char(','))));
         combo->setCurrentIndex(combo->findText(QStringLiteral("sim-marker")));
         auto *minibatches = child<QSpinBox>(&panel, "minibatchesSpin");
         QCOMPARE(minibatches->value(), 12);
