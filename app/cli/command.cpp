@@ -4,6 +4,7 @@
 
 #include "predict/powermodel.h"
 #include "store/store.h"
+#include "util/printable.h"
 
 #include <QFileInfo>
 #include <QSaveFile>
@@ -12,15 +13,33 @@
 
 namespace ptwb::cli {
 
+void Output::line(const QString &text)
+{
+    m_out << terminalSafeLines(text) << Qt::endl;
+}
+
 void Output::object(const QJsonObject &object)
 {
-    m_out << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+    // JSON escapes C0 itself; the rest a terminal acts on can only sit inside strings, where
+    // \uXXXX means the same character.
+    const QString json = QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+    QString safe;
+    safe.reserve(json.size());
+    for (const QChar c : json) {
+        const char16_t u = c.unicode();
+        if ((u >= 0x7F && u <= 0x9F) || c.category() == QChar::Other_Format ||
+            c.category() == QChar::Separator_Line || c.category() == QChar::Separator_Paragraph)
+            safe += QStringLiteral("\\u%1").arg(uint(u), 4, 16, QLatin1Char('0'));
+        else
+            safe += c;
+    }
+    m_out << safe << Qt::endl;
 }
 
 int Output::fail(const QString &message, ErrorKind kind)
 {
     const int code = kind == ErrorKind::BadInput ? kExitBadInput : kExitFailed;
-    m_err << message << Qt::endl;
+    m_err << terminalSafeLines(message) << Qt::endl;
     if (m_json)
         object({{QStringLiteral("error"), message}, {QStringLiteral("exit"), code}});
     return code;

@@ -35,7 +35,11 @@ public:
     QTextStream &out() { return m_out; }
     QTextStream &err() { return m_err; }
 
-    void line(const QString &text) { m_out << text << Qt::endl; }
+    // Text for people, made terminal-safe (util/printable.h: no escape sequence a device put in
+    // a message reaches the terminal; newlines and tabs stay).
+    void line(const QString &text);
+    // One JSON object; characters a terminal would act on are \u-escaped even where JSON does
+    // not require it (DEL, C1, bidi controls).
     void object(const QJsonObject &object);
     // Prints the error (on stderr; with --json also as {"error":..} on stdout) and returns the
     // exit code that goes with its kind.

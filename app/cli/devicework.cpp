@@ -5,6 +5,7 @@
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeprunner.h"
+#include "util/printable.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -65,8 +66,9 @@ runSweep(const QCommandLineParser &parser, const workflows::SweepRequest &reques
         return passOn<Expected<SweepOutcome>>(launched);
     SweepRunner &runner = **launched;
     QEventLoop loop;
-    QObject::connect(&runner, &SweepRunner::message, &loop,
-                     [&output](const QString &text) { output.err() << text << Qt::endl; });
+    QObject::connect(&runner, &SweepRunner::message, &loop, [&output](const QString &text) {
+        output.err() << terminalSafe(text) << Qt::endl;
+    });
     if (recorded)
         QObject::connect(&runner, &SweepRunner::itemRecorded, &loop, recorded);
     if (parser.isSet(QStringLiteral("progress"))) {
@@ -186,7 +188,7 @@ Expected<PowerMode> applyWithRevert(const workflows::DeviceEndpoint &device, con
     QObject::connect(&applier, &ModeApplier::phaseChanged,
                      [&output](ModeApplier::Phase phase, const QString &text) {
                          if (phase != ModeApplier::Phase::Done)
-                             output.err() << text << Qt::endl;
+                             output.err() << terminalSafe(text) << Qt::endl;
                      });
     QObject::connect(&applier, &ModeApplier::finished, &loop,
                      [&](bool confirmed, const QString &text) {

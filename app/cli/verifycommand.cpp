@@ -6,6 +6,7 @@
 #include "devicetargets.h"
 #include "simulatorlauncher.h"
 #include "store/store.h"
+#include "util/printable.h"
 
 #include <QEventLoop>
 #include <QRegularExpression>
@@ -199,7 +200,9 @@ int VerifyConcurrentCommand::run(const QCommandLineParser &parser, Output &outpu
     std::optional<Expected<workflows::VerificationOutcome>> result;
     QEventLoop loop;
     workflows::VerificationCallbacks callbacks;
-    callbacks.phase = [&output](const QString &text) { output.err() << text << Qt::endl; };
+    callbacks.phase = [&output](const QString &text) {
+        output.err() << terminalSafe(text) << Qt::endl;
+    };
     callbacks.progress = [&output](const ConcurrentMeasurement &m) {
         QString latency = QStringLiteral("no batch answered yet");
         if (m.latencyMs)

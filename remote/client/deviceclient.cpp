@@ -1,10 +1,14 @@
 #include "deviceclient.h"
 
+#include "linereader.h"
 #include "transport.h"
+#include "util/printable.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace ptwb {
@@ -15,6 +19,7 @@ void DeviceCall::finish(DeviceReply reply)
         return;
     m_finished = true;
     m_timeout.stop();
+    m_deadline.stop();
     m_reply = std::move(reply);
     Q_EMIT finished(m_reply);
     deleteLater();
@@ -27,6 +32,11 @@ DeviceClient::DeviceClient(Transport *transport, QObject *parent)
     transport->setParent(this);
     connect(transport, &Transport::lineReceived, this, &DeviceClient::handleLine);
     connect(transport, &Transport::closed, this, &DeviceClient::handleClosed);
+    connect(transport, &Transport::lineDiscarded, this,
+            [this](qint64 bytes, const QString &prefix) {
+                badLine(QStringLiteral("a line of more than %1 bytes (thrown away)").arg(bytes),
+                        prefix);
+            });
 }
 
 DeviceClient::~DeviceClient()
@@ -41,6 +51,7 @@ void DeviceClient::connectToDevice()
         return;  // connected, or hello is on its way: ready() or disconnected() will follow
     m_ready = false;
     m_closeReported = false;
+    m_badLines = 0;
     // One hello per open, even if an earlier open never came up.
     disconnect(m_helloOnOpen);
     Q_EMIT connecting();
@@ -82,7 +93,14 @@ void DeviceClient::disconnectFromDevice()
         m_transport->close();
 }
 
-DeviceCall *DeviceClient::call(const QString &op, const QJsonObject &fields, int timeoutMs)
+bool DeviceClient::isStreamingOp(const QString &op)
+{
+    return op == QLatin1String("sample_power") || op == QLatin1String("profile") ||
+        op == QLatin1String("run_concurrent") || op == QLatin1String("test_workload");
+}
+
+DeviceCall *DeviceClient::call(const QString &op, const QJsonObject &fields, int timeoutMs,
+                               qint64 maxDurationMs)
 {
     const qint64 id = m_nextId++;
     auto *pending = new DeviceCall(id, op, this);
@@ -114,6 +132,26 @@ DeviceCall *DeviceClient::call(const QString &op, const QJsonObject &fields, int
                           {}}});
     });
     pending->m_timeout.start();
+    pending->m_streaming = isStreamingOp(op);
+    if (pending->m_streaming) {
+        const qint64 ceiling =
+            maxDurationMs > 0 ? maxDurationMs : qint64(timeoutMs) * kStreamingCeilingFactor;
+        pending->m_deadline.setSingleShot(true);
+        pending->m_deadline.setInterval(
+            int(qMin<qint64>(ceiling, std::numeric_limits<int>::max())));
+        connect(&pending->m_deadline, &QTimer::timeout, pending, [this, pending, op, ceiling] {
+            m_calls.remove(pending->id());
+            pending->finish({false,
+                             {},
+                             {QStringLiteral("timeout"),
+                              QStringLiteral("%1: no reply from the device within %2 s (its "
+                                             "events alone do not keep a call going longer)")
+                                  .arg(op)
+                                  .arg(ceiling / 1000.0),
+                              {}}});
+        });
+        pending->m_deadline.start();
+    }
     m_transport->sendLine(QJsonDocument(request).toJson(QJsonDocument::Compact));
     return pending;
 }
@@ -161,43 +199,115 @@ DeviceCall *DeviceClient::stop(const DeviceCall *streaming)
     return call(QStringLiteral("stop"), {{QStringLiteral("target"), double(streaming->id())}});
 }
 
+namespace {
+
+// The id of a line, if it can be one of ours: a whole number in 1..2^53 (ids are counted from
+// 1); anything else (a string, null, 1e300, 2.5) matches no call.
+qint64 idOf(const QJsonObject &message)
+{
+    const QJsonValue id = message.value(QLatin1String("id"));
+    if (!id.isDouble())
+        return -1;
+    const double value = id.toDouble();
+    if (!(value >= 1 && value <= 9007199254740992.0) || std::floor(value) != value)
+        return -1;
+    return qint64(value);
+}
+
+}  // namespace
+
+void DeviceClient::badLine(const QString &what, const QString &prefix)
+{
+    ++m_badLines;
+    if (m_badLines >= kMaxBadLines && m_transport && m_transport->isOpen()) {
+        const QString reason =
+            QStringLiteral("%1 dropped: it sent %2 lines that are not protocol lines (the last: "
+                           "%3, '%4')")
+                .arg(m_transport->description())
+                .arg(m_badLines)
+                .arg(what, prefix);
+        Q_EMIT protocolWarning(reason);
+        m_transport->drop(reason);
+        return;
+    }
+    if (!m_badWarnings.count())
+        return;
+    Q_EMIT protocolWarning(
+        QStringLiteral("%1 from the agent: '%2'%3")
+            .arg(what, prefix)
+            .arg(m_badWarnings.total() > 1
+                     ? QStringLiteral(" (%1 bad lines so far; the device is dropped at %2)")
+                           .arg(m_badWarnings.total())
+                           .arg(kMaxBadLines)
+                     : QString()));
+}
+
+void DeviceClient::strayLine(const QString &what, const QByteArray &line)
+{
+    if (!m_strayWarnings.count())
+        return;
+    Q_EMIT protocolWarning(
+        QStringLiteral("%1 (ignored): '%2'%3")
+            .arg(what, printable(QString::fromUtf8(line.left(240)), LineReader::kPrefixChars))
+            .arg(m_strayWarnings.total() > 1
+                     ? QStringLiteral(" (%1 such lines so far)").arg(m_strayWarnings.total())
+                     : QString()));
+}
+
 void DeviceClient::handleLine(const QByteArray &line)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
     if (!document.isObject()) {
-        Q_EMIT protocolWarning(
-            QStringLiteral("not a JSON object from the agent: %1").arg(QString::fromUtf8(line)));
+        badLine(QStringLiteral("not a JSON object"),
+                printable(QString::fromUtf8(line.left(240)), LineReader::kPrefixChars));
         return;
     }
     const QJsonObject message = document.object();
-    const qint64 id = qint64(message.value(QLatin1String("id")).toDouble(-1));
-    const QPointer<DeviceCall> pending = m_calls.value(id);
+    const qint64 id = idOf(message);
+    const QPointer<DeviceCall> pending = id > 0 ? m_calls.value(id) : QPointer<DeviceCall>();
 
     if (message.contains(QLatin1String("event"))) {
-        const QString kind = message.value(QLatin1String("event")).toString();
+        const QString kind = message.value(QLatin1String("event")).toString().left(64);
         if (pending) {
-            pending->m_timeout.start();  // a streaming call is alive while it talks
+            // A streaming call is alive while it talks (up to its ceiling, m_deadline); another
+            // call's clock is not moved by events.
+            if (pending->m_streaming)
+                pending->m_timeout.start();
             Q_EMIT pending->eventReceived(kind, message);
+        } else if (id > 0 && id < m_nextId) {
+            Q_EMIT unsolicitedEvent(kind, message);  // e.g. "reverted" after its arm call
         } else {
-            Q_EMIT unsolicitedEvent(kind, message);
+            strayLine(QStringLiteral("an event for no request in flight (never sent)"), line);
         }
         return;
     }
     if (!pending) {
-        Q_EMIT protocolWarning(
-            QStringLiteral("a reply for no request in flight: %1").arg(QString::fromUtf8(line)));
+        strayLine(id > 0 && id < m_nextId
+                      ? QStringLiteral("a reply for no request in flight (late or repeated)")
+                      : QStringLiteral("a reply for no request in flight (never sent)"),
+                  line);
         return;
     }
     m_calls.remove(id);
     DeviceReply reply;
-    reply.ok = message.value(QLatin1String("ok")).toBool();
-    if (reply.ok) {
-        reply.result = message.value(QLatin1String("result")).toObject();
+    const QJsonValue ok = message.value(QLatin1String("ok"));
+    const QJsonValue result = message.value(QLatin1String("result"));
+    const QJsonValue error = message.value(QLatin1String("error"));
+    if (ok.isBool() && ok.toBool() && result.isObject()) {
+        reply.ok = true;
+        reply.result = result.toObject();
+    } else if (ok.isBool() && !ok.toBool() && error.isObject() &&
+               error.toObject().value(QLatin1String("code")).isString()) {
+        const QJsonObject object = error.toObject();
+        reply.error = {object.value(QLatin1String("code")).toString().left(64),
+                       object.value(QLatin1String("message")).toString().left(4000), object};
     } else {
-        const QJsonObject error = message.value(QLatin1String("error")).toObject();
-        reply.error = {error.value(QLatin1String("code")).toString(QStringLiteral("bad_reply")),
-                       error.value(QLatin1String("message")).toString(), error};
+        reply.error = {QStringLiteral("bad_reply"),
+                       QStringLiteral("%1: the reply is not {\"ok\": true, \"result\": {...}} "
+                                      "or {\"ok\": false, \"error\": {\"code\": ...}}")
+                           .arg(pending->op()),
+                       {}};
     }
     pending->finish(std::move(reply));
 }

@@ -2,6 +2,7 @@
 
 #include "concurrentrun.h"
 #include "transport.h"
+#include "warninglimiter.h"
 #include "wire.h"
 
 #include <QHash>
@@ -61,19 +62,34 @@ private:
     qint64 m_id;
     QString m_op;
     bool m_finished = false;
+    bool m_streaming = false;  // its events restart the inactivity clock (up to m_deadline)
     DeviceReply m_reply;
     QTimer m_timeout;
+    QTimer m_deadline;  // streaming calls: the most an event stream may keep it alive
 };
 
 // The typed client of the agent protocol (docs/device-protocol.md) over any Transport:
-// request ids, per-request inactivity timeouts (an event restarts the clock), streamed events as
-// signals, and errors as values. Lives on the GUI thread; nothing here blocks.
+// request ids, per-request inactivity timeouts (an event of a streaming call restarts the clock,
+// up to a ceiling), streamed events as signals, and errors as values. Lives on the GUI thread;
+// nothing here blocks.
+//
+// What a device sends is not trusted (docs/ssh.md, "What a hostile device can and cannot do to
+// the desktop"): a line that is not a JSON object, or too long to read (the transport cut it),
+// is a bad line: warned about (rate-limited, a printable prefix only), and after kMaxBadLines
+// of them the device is dropped (Transport::drop, final). A reply for no request in flight
+// (duplicate, late, never asked) is ignored with a rate-limited warning; a reply whose envelope
+// has the wrong types finishes its call as "bad_reply".
 class DeviceClient : public QObject
 {
     Q_OBJECT
 
 public:
     static constexpr int kDefaultTimeoutMs = 15000;
+    // Bad lines (not protocol lines) before the device is dropped.
+    static constexpr int kMaxBadLines = 32;
+    // A streaming call's events keep it alive at most this many times its inactivity timeout
+    // (unless call() is given its own ceiling).
+    static constexpr int kStreamingCeilingFactor = 240;
 
     // Takes ownership of the transport.
     explicit DeviceClient(Transport *transport, QObject *parent = nullptr);
@@ -91,8 +107,12 @@ public:
     QString helperProblem() const { return m_helperProblem; }
     Transport *transport() const { return m_transport; }
 
+    // timeoutMs: inactivity. Events restart that clock only for the streaming operations
+    // (sample_power, profile, run_concurrent, test_workload), and at most until maxDurationMs
+    // (0: kStreamingCeilingFactor x timeoutMs) after the call: then it finishes as "timeout".
     DeviceCall *call(const QString &op, const QJsonObject &fields = {},
-                     int timeoutMs = kDefaultTimeoutMs);
+                     int timeoutMs = kDefaultTimeoutMs, qint64 maxDurationMs = 0);
+    static bool isStreamingOp(const QString &op);
     DeviceCall *getMode() { return call(QStringLiteral("get_mode")); }
     DeviceCall *applyMode(const PowerMode &mode);
     DeviceCall *armRevert(int seconds);
@@ -124,6 +144,12 @@ private:
     void handleLine(const QByteArray &line);
     void handleClosed(const QString &reason);
     void failCalls(const QString &reason);
+    void badLine(const QString &what, const QString &prefix);
+    void strayLine(const QString &what, const QByteArray &line);
+
+    int m_badLines = 0;  // since connectToDevice()
+    WarningLimiter m_badWarnings;
+    WarningLimiter m_strayWarnings;
 
     QPointer<Transport> m_transport;
     QMetaObject::Connection m_helloOnOpen;

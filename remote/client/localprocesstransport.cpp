@@ -1,5 +1,8 @@
 #include "localprocesstransport.h"
 
+#include "util/printable.h"
+
+#include <QPointer>
 #include <QTimer>
 
 namespace ptwb {
@@ -34,14 +37,16 @@ LocalProcessTransport::LocalProcessTransport(QString program, QStringList argume
                 readOutput();
                 readLog();
                 QString reason;
-                if (m_closing)
+                if (!m_dropReason.isEmpty())
+                    reason = m_dropReason;
+                else if (m_closing)
                     reason = QStringLiteral("closed");
                 else if (status == QProcess::CrashExit)
                     reason = QStringLiteral("the agent crashed");
                 else
                     reason = QStringLiteral("the agent exited (code %1)").arg(exitCode);
-                if (!m_closing && !m_log.isEmpty())
-                    reason += QStringLiteral(": ") + m_log.constLast();
+                if (!m_closing && m_dropReason.isEmpty() && !m_log.isEmpty())
+                    reason += QStringLiteral(": ") + printable(m_log.constLast(), 300);
                 finish(reason);
             });
 }
@@ -63,7 +68,9 @@ void LocalProcessTransport::open()
 {
     m_closing = false;
     m_finished = false;
-    m_pending.clear();
+    m_dropReason.clear();
+    m_reader = LineReader();
+    m_logReader = LineReader(LineReader::OverLong::Truncate, kMaxLogLineBytes);
     m_process.start(m_program, m_arguments, QIODevice::ReadWrite | QIODevice::Unbuffered);
 }
 
@@ -82,9 +89,25 @@ void LocalProcessTransport::close()
     });
 }
 
+void LocalProcessTransport::drop(const QString &reason)
+{
+    if (m_finished || !m_dropReason.isEmpty())
+        return;
+    m_dropReason = reason.isEmpty() ? QStringLiteral("dropped") : reason;
+    if (m_process.state() == QProcess::NotRunning) {
+        QTimer::singleShot(0, this, [this] { finish(m_dropReason); });
+        return;
+    }
+    // Not another byte: what it writes now would only be thrown away. No grace either: an
+    // armed revert is the helper's watchdog's, not this process's (docs/device-protocol.md).
+    m_process.closeReadChannel(QProcess::StandardOutput);
+    m_process.closeReadChannel(QProcess::StandardError);
+    m_process.kill();
+}
+
 bool LocalProcessTransport::isOpen() const
 {
-    return m_process.state() == QProcess::Running && !m_finished;
+    return m_process.state() == QProcess::Running && !m_finished && m_dropReason.isEmpty();
 }
 
 void LocalProcessTransport::sendLine(const QByteArray &line)
@@ -96,26 +119,43 @@ void LocalProcessTransport::sendLine(const QByteArray &line)
 
 void LocalProcessTransport::readOutput()
 {
-    m_pending += m_process.readAllStandardOutput();
-    qsizetype newline;
-    while ((newline = m_pending.indexOf('\n')) >= 0) {
-        const QByteArray line = m_pending.left(newline).trimmed();
-        m_pending.remove(0, newline + 1);
-        if (!line.isEmpty())
-            Q_EMIT lineReceived(line);
+    // Bounded (LineReader): a chunk at a time, each line handed on (DeviceClient takes it at
+    // once, on this thread) before the next chunk is read; an over-long line is thrown away.
+    const QPointer<LocalProcessTransport> alive(this);
+    while (alive && m_dropReason.isEmpty() && m_reader.wantsInput()) {
+        const QByteArray chunk = m_process.read(m_reader.room());
+        if (chunk.isEmpty()) {
+            if (m_process.state() == QProcess::NotRunning)
+                m_reader.finish();  // a last line without its newline
+        } else {
+            m_reader.append(chunk);
+        }
+        while (alive && m_dropReason.isEmpty() && m_reader.hasProblem()) {
+            const LineReader::Problem problem = m_reader.takeProblem();
+            Q_EMIT lineDiscarded(problem.bytes, problem.prefix);
+        }
+        while (alive && m_dropReason.isEmpty() && m_reader.hasLine())
+            Q_EMIT lineReceived(m_reader.takeLine());
+        if (chunk.isEmpty())
+            break;
     }
 }
 
 void LocalProcessTransport::readLog()
 {
-    const QList<QByteArray> lines = m_process.readAllStandardError().split('\n');
-    for (const QByteArray &line : lines) {
-        const QString text = QString::fromUtf8(line).trimmed();
-        if (!text.isEmpty())
-            m_log.append(text);
+    if (!m_dropReason.isEmpty())
+        return;
+    m_logReader.append(m_process.readAllStandardError());
+    if (m_process.state() == QProcess::NotRunning)
+        m_logReader.finish();
+    while (m_logReader.hasProblem())
+        m_logReader.takeProblem();  // a long log line: its first kMaxLogLineBytes are kept
+    while (m_logReader.hasLine()) {
+        const QString text = QString::fromUtf8(m_logReader.takeLine());
+        m_log.append(text);
+        while (m_log.size() > kLogLines)
+            m_log.removeFirst();
     }
-    while (m_log.size() > kLogLines)
-        m_log.removeFirst();
 }
 
 void LocalProcessTransport::finish(const QString &reason)

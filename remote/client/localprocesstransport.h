@@ -1,5 +1,6 @@
 #pragma once
 
+#include "linereader.h"
 #include "transport.h"
 
 #include <QProcess>
@@ -22,10 +23,14 @@ public:
     void close() override;
     bool isOpen() const override;
     void sendLine(const QByteArray &line) override;
+    void drop(const QString &reason) override;
+    bool lastCloseIsFinal() const override { return !m_dropReason.isEmpty(); }
     QString description() const override { return m_description; }
 
     // The agent's recent stderr (its log), for error messages and the log view.
     QStringList recentLog() const { return m_log; }
+
+    static constexpr qsizetype kMaxLogLineBytes = 4096;
 
 private:
     void readOutput();
@@ -36,8 +41,10 @@ private:
     QString m_program;
     QStringList m_arguments;
     QString m_description;
-    QByteArray m_pending;  // a partial stdout line
+    LineReader m_reader;  // stdout: protocol lines
+    LineReader m_logReader {LineReader::OverLong::Truncate, kMaxLogLineBytes};  // stderr
     QStringList m_log;
+    QString m_dropReason;
     bool m_closing = false;
     bool m_finished = false;
 };

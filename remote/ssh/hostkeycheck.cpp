@@ -1,5 +1,7 @@
 #include "hostkeycheck.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QStringList>
 
 namespace ptwb::HostKeyCheck {
@@ -25,6 +27,20 @@ QString removeHint(const HostKeyFacts &facts)
 }
 
 }  // namespace
+
+QString unreadableKnownHosts(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink())  // a link that leads nowhere readable counts
+        return {};
+    QFile file(path);
+    if (!info.isDir() && file.open(QIODevice::ReadOnly))
+        return {};
+    return QStringLiteral("%1 exists but cannot be read (%2), so whether it knows this host "
+                          "cannot be told; nothing was asked or written. Make it readable (or "
+                          "move it away) and connect again")
+        .arg(path, info.isDir() ? QStringLiteral("it is a directory") : file.errorString());
+}
 
 QString target(const QString &host, int port)
 {

@@ -51,6 +51,10 @@ HostKeyDecision decide(const HostKeyFacts &facts);
 // when a person said no. A changed key never gets here (decide() refuses it, naming how to
 // remove the old entry), so nothing here suggests trusting it.
 QString refusedByUser(const HostKeyFacts &facts, const QString &note = {});
+// Empty when `path` does not exist or can be read; else why a known_hosts file that exists cannot
+// be read ("FILE exists but cannot be read: Permission denied ..."). libssh takes such a file for
+// an absent one, which would make a known host look new: SshSession refuses instead.
+QString unreadableKnownHosts(const QString &path);
 // "host:port", as errors name a target.
 QString target(const QString &host, int port);
 // How known_hosts spells the host: "host" on port 22, else "[host]:port".

@@ -349,7 +349,21 @@ HostKeyFacts SshSession::hostKeyFacts()
     facts.keyType = QString::fromLatin1(ssh_key_type_to_char(ssh_key_type(offered)));
     facts.fingerprint = fingerprint(offered);
 
-    switch (ssh_session_is_known_server(m_session)) {
+    const int known = ssh_session_is_known_server(m_session);
+    if (known != SSH_KNOWN_HOSTS_OK) {
+        // libssh reads a known_hosts it cannot open as no file at all: a known host would look
+        // new, and accepting it would append a key next to the one that could not be read.
+        for (const QString &path : {m_knownHosts, QString::fromLatin1(kGlobalKnownHosts)}) {
+            const QString unreadable = HostKeyCheck::unreadableKnownHosts(path);
+            if (!unreadable.isEmpty()) {
+                facts.state = HostKeyFacts::State::Error;
+                facts.knownHostsFile = path;
+                facts.detail = unreadable;
+                return facts;
+            }
+        }
+    }
+    switch (known) {
     case SSH_KNOWN_HOSTS_OK:
         facts.state = HostKeyFacts::State::Known;
         return facts;
@@ -599,6 +613,41 @@ Status SshSession::authenticate()
                                  : tried.join(QStringLiteral("; "))));
 }
 
+namespace {
+
+// Whether the remote file holds exactly `content`: read back over SFTP (no command runs on the
+// device, nothing is interpolated) and compared by SHA-256. A file of the right size whose bytes
+// were changed on the device is uploaded again.
+bool sameContent(sftp_session sftp, const QByteArray &remotePath, const QByteArray &content)
+{
+    sftp_file handle = sftp_open(sftp, remotePath.constData(), O_RDONLY, 0);
+    if (!handle)
+        return false;
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    qint64 total = 0;
+    char buffer[kUploadChunk];
+    for (;;) {
+        const ssize_t n = sftp_read(handle, buffer, sizeof buffer);
+        if (n < 0) {
+            sftp_close(handle);
+            return false;
+        }
+        if (n == 0)
+            break;
+        total += n;
+        if (total > content.size()) {
+            sftp_close(handle);
+            return false;
+        }
+        hash.addData(QByteArrayView(buffer, n));
+    }
+    sftp_close(handle);
+    return total == content.size() &&
+        hash.result() == QCryptographicHash::hash(content, QCryptographicHash::Sha256);
+}
+
+}  // namespace
+
 Expected<SshSession::Upload> SshSession::upload(const QList<SshLaunch::File> &files)
 {
     using Result = Expected<Upload>;
@@ -654,8 +703,9 @@ Expected<SshSession::Upload> SshSession::upload(const QList<SshLaunch::File> &fi
         const QByteArray encoded = remote.toUtf8();
         AttributesPtr existing(sftp_stat(sftp.get(), encoded.constData()));
         if (existing && existing->type == SSH_FILEXFER_TYPE_REGULAR &&
-            existing->size == quint64(content.size())) {
-            ++result.skipped;  // content-addressed: the same size means the same upload
+            existing->size == quint64(content.size()) &&
+            sameContent(sftp.get(), encoded, content)) {
+            ++result.skipped;  // read back: byte for byte (its SHA-256) what we would send
             continue;
         }
         // Write to a side file and rename, so an interrupted upload never leaves a short file

@@ -42,7 +42,7 @@ public:
     {
         QString directory;  // absolute, on the device
         int uploaded = 0;
-        int skipped = 0;  // already there with the same size
+        int skipped = 0;  // already there, byte for byte (read back, SHA-256 compared)
     };
     // Uploads the files by SFTP to CACHE/<sha256>/<name> (dirs and files mode 0700).
     Expected<Upload> upload(const QList<SshLaunch::File> &files);

@@ -20,6 +20,7 @@ SshTransport::SshTransport(SshOptions options, QObject *parent)
     : Transport(parent)
     , m_options(std::move(options))
     , m_cancel(std::make_shared<SshCancel>())
+    , m_inFlight(std::make_shared<std::atomic<int>>(0))
 {
     if (!m_options.prompts)
         m_options.prompts = std::make_shared<RefusingSshPrompts>();
@@ -29,12 +30,13 @@ SshTransport::SshTransport(SshOptions options, QObject *parent)
     // a sweep's thread makes this transport: SshThreads deletes it there once it has finished.
     if (QCoreApplication *app = QCoreApplication::instance())
         m_thread->moveToThread(app->thread());
-    m_worker = new SshWorker(m_cancel);
+    m_worker = new SshWorker(m_cancel, m_inFlight);
     m_worker->moveToThread(m_thread);
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &SshWorker::opened, this, &SshTransport::handleOpened);
     connect(m_worker, &SshWorker::lineReceived, this, &SshTransport::handleLine);
     connect(m_worker, &SshWorker::logMessage, this, &SshTransport::handleLog);
+    connect(m_worker, &SshWorker::lineDiscarded, this, &SshTransport::handleDiscarded);
     connect(m_worker, &SshWorker::closed, this, &SshTransport::handleClosed);
     m_thread->start();
 }
@@ -71,6 +73,7 @@ void SshTransport::open()
         return;
     m_state = State::Opening;
     m_hostKeyRejected = false;
+    m_dropped = false;
     m_cancel->reset();
     const quint64 generation = ++m_generation;
     SshWorker *worker = m_worker;
@@ -89,6 +92,28 @@ void SshTransport::close()
     SshWorker *worker = m_worker;
     QMetaObject::invokeMethod(
         m_worker, [worker] { worker->finish(); }, Qt::QueuedConnection);
+}
+
+void SshTransport::drop(const QString &reason)
+{
+    if (m_state == State::Closed || m_dropped)
+        return;
+    m_dropped = true;
+    m_state = State::Closing;  // lines still queued from the worker are not handed on
+    m_cancel->request();
+    SshWorker *worker = m_worker;
+    QMetaObject::invokeMethod(
+        m_worker, [worker, reason] { worker->abort(reason); }, Qt::QueuedConnection);
+}
+
+void SshTransport::handled()
+{
+    // The worker stops reading at kMaxInFlight lines not handled; half way down it goes on.
+    if (m_inFlight->fetch_sub(1) == SshWorker::kMaxInFlight / 2) {
+        SshWorker *worker = m_worker;
+        QMetaObject::invokeMethod(
+            m_worker, [worker] { worker->resume(); }, Qt::QueuedConnection);
+    }
 }
 
 void SshTransport::sendLine(const QByteArray &line)
@@ -110,12 +135,21 @@ void SshTransport::handleOpened(quint64 generation)
 
 void SshTransport::handleLine(quint64 generation, const QByteArray &line)
 {
+    handled();
     if (generation == m_generation && m_state == State::Open)
         Q_EMIT lineReceived(line);
 }
 
+void SshTransport::handleDiscarded(quint64 generation, qint64 bytes, const QString &prefix)
+{
+    handled();
+    if (generation == m_generation && m_state == State::Open)
+        Q_EMIT lineDiscarded(bytes, prefix);
+}
+
 void SshTransport::handleLog(quint64 generation, const QString &text)
 {
+    handled();
     if (generation != m_generation)
         return;
     m_log.append(text);

@@ -5,6 +5,7 @@
 
 #include <QStringList>
 
+#include <atomic>
 #include <memory>
 
 class QThread;
@@ -40,6 +41,7 @@ public:
     void close() override;
     bool isOpen() const override { return m_state == State::Open; }
     void sendLine(const QByteArray &line) override;
+    void drop(const QString &reason) override;
     QString description() const override;
 
     const SshOptions &options() const { return m_options; }
@@ -48,7 +50,7 @@ public:
     // connection: connecting again cannot fix it and must not be tried as if it could
     // (SweepRunner gives the device up at once). Reset by open().
     bool hostKeyRejected() const { return m_hostKeyRejected; }
-    bool lastCloseIsFinal() const override { return m_hostKeyRejected; }
+    bool lastCloseIsFinal() const override { return m_hostKeyRejected || m_dropped; }
     // Recent log lines: what was connected and uploaded, the agent's stderr.
     QStringList recentLog() const { return m_log; }
 
@@ -61,6 +63,8 @@ private:
     void handleOpened(quint64 generation);
     void handleLine(quint64 generation, const QByteArray &line);
     void handleLog(quint64 generation, const QString &text);
+    void handleDiscarded(quint64 generation, qint64 bytes, const QString &prefix);
+    void handled();
     void handleClosed(quint64 generation, const QString &reason, bool hostKeyRejected);
 
     SshOptions m_options;
@@ -70,7 +74,9 @@ private:
     quint64 m_generation = 0;
     State m_state = State::Closed;
     bool m_hostKeyRejected = false;
+    bool m_dropped = false;
     QStringList m_log;
+    std::shared_ptr<std::atomic<int>> m_inFlight;  // lines the worker sent, not handled yet
 };
 
 }  // namespace ptwb

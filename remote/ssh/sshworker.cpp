@@ -3,6 +3,7 @@
 #include "shellquote.h"
 #include "sshcancel.h"
 #include "sshsession.h"
+#include "util/printable.h"
 
 #include <QSocketNotifier>
 
@@ -16,13 +17,13 @@ constexpr int kStderrLines = 20;
 constexpr int kPollMs = 500;  // catches data libssh buffered while we were writing
 constexpr int kCloseGraceMs = 3000;
 constexpr int kReadChunk = 16384;
-constexpr qsizetype kMaxLine = 16 * 1024 * 1024;  // a runaway line without newline
 
 }  // namespace
 
-SshWorker::SshWorker(std::shared_ptr<SshCancel> cancel, QObject *parent)
+SshWorker::SshWorker(std::shared_ptr<SshCancel> cancel, InFlight inFlight, QObject *parent)
     : QObject(parent)
     , m_cancel(std::move(cancel))
+    , m_inFlight(std::move(inFlight))
     , m_pollTimer(this)  // children, so moveToThread() takes them along
     , m_keepaliveTimer(this)
     , m_graceTimer(this)
@@ -58,16 +59,17 @@ void SshWorker::startSteps(quint64 generation, const SshOptions &options)
     m_options = options;
     m_active = true;
     m_closing = false;
-    m_stdout.clear();
-    m_stderr.clear();
+    m_stdout = LineReader();
+    m_stderr = LineReader(LineReader::OverLong::Truncate, kMaxLogLineBytes);
     m_stderrLines.clear();
+    m_paused = false;
     m_session = std::make_unique<SshSession>(options, m_cancel);
 
     if (Status connected = m_session->connect(); !connected)
         return teardown(connected.error(), m_session->hostKeyRejected());
     if (m_cancel->isRequested())
         return teardown(QStringLiteral("closed"));
-    Q_EMIT logMessage(m_generation, QStringLiteral("connected to %1").arg(m_session->target()));
+    log(QStringLiteral("connected to %1").arg(m_session->target()));
 
     QString directory;
     if (!options.launch.files.isEmpty()) {
@@ -75,11 +77,10 @@ void SshWorker::startSteps(quint64 generation, const SshOptions &options)
         if (!uploaded)
             return teardown(uploaded.error());
         directory = uploaded->directory;
-        Q_EMIT logMessage(m_generation,
-                          QStringLiteral("%1: %2 file(s) uploaded, %3 already there")
-                              .arg(directory)
-                              .arg(uploaded->uploaded)
-                              .arg(uploaded->skipped));
+        log(QStringLiteral("%1: %2 file(s) uploaded, %3 already there")
+                .arg(directory)
+                .arg(uploaded->uploaded)
+                .arg(uploaded->skipped));
         if (m_cancel->isRequested())
             return teardown(QStringLiteral("closed"));
     }
@@ -135,6 +136,22 @@ void SshWorker::shutdown()
         teardown(QStringLiteral("closed"));
 }
 
+void SshWorker::abort(const QString &reason)
+{
+    if (m_starting) {
+        m_stopAfterStart = true;
+        return;
+    }
+    if (m_session)
+        teardown(reason);
+}
+
+void SshWorker::resume()
+{
+    if (m_paused)
+        drain();
+}
+
 void SshWorker::noteActivity()
 {
     if (!m_session)
@@ -146,6 +163,48 @@ void SshWorker::noteActivity()
     }
 }
 
+void SshWorker::log(const QString &text)
+{
+    m_inFlight->fetch_add(1);  // the transport counts every line down
+    Q_EMIT logMessage(m_generation, text);
+}
+
+bool SshWorker::paused()
+{
+    // Backpressure: while the transport has kMaxInFlight lines to handle, nothing more is read
+    // (not even to find out whether there is more: the notifier would fire in a loop).
+    m_paused = m_inFlight->load() >= kMaxInFlight;
+    if (m_notifier)
+        m_notifier->setEnabled(!m_paused);
+    return m_paused;
+}
+
+bool SshWorker::deliver(bool isStderr)
+{
+    LineReader &reader = isStderr ? m_stderr : m_stdout;
+    while (reader.hasProblem()) {
+        const LineReader::Problem problem = reader.takeProblem();
+        if (!isStderr) {
+            m_inFlight->fetch_add(1);
+            Q_EMIT lineDiscarded(m_generation, problem.bytes, problem.prefix);
+        }
+    }
+    while (reader.hasLine()) {
+        const QByteArray line = reader.takeLine();
+        if (isStderr) {
+            const QString text = QString::fromUtf8(line);
+            m_stderrLines.append(text);
+            while (m_stderrLines.size() > kStderrLines)
+                m_stderrLines.removeFirst();
+            log(text);
+        } else {
+            m_inFlight->fetch_add(1);
+            Q_EMIT lineReceived(m_generation, line);
+        }
+    }
+    return m_session && m_session->channel();
+}
+
 void SshWorker::drain()
 {
     if (!m_session || !m_session->channel())
@@ -153,32 +212,19 @@ void SshWorker::drain()
     ssh_channel channel = m_session->channel();
     char buffer[kReadChunk];
     for (int isStderr : {0, 1}) {
+        LineReader &reader = isStderr ? m_stderr : m_stdout;
         for (;;) {
-            const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, isStderr);
+            if (paused())
+                return;  // resume() or the poll timer goes on
+            const int n = ssh_channel_read_nonblocking(
+                channel, buffer, uint32_t(qMin<qsizetype>(sizeof buffer, reader.room())), isStderr);
             if (n == SSH_ERROR)
                 return lost(m_session->libsshError());
             if (n <= 0)
                 break;  // nothing now, or SSH_EOF
-            QByteArray &pending = isStderr ? m_stderr : m_stdout;
-            pending.append(buffer, n);
-            qsizetype newline;
-            while ((newline = pending.indexOf('\n')) >= 0) {
-                const QByteArray line = pending.left(newline).trimmed();
-                pending.remove(0, newline + 1);
-                if (line.isEmpty())
-                    continue;
-                if (isStderr) {
-                    const QString text = QString::fromUtf8(line);
-                    m_stderrLines.append(text);
-                    while (m_stderrLines.size() > kStderrLines)
-                        m_stderrLines.removeFirst();
-                    Q_EMIT logMessage(m_generation, text);
-                } else {
-                    Q_EMIT lineReceived(m_generation, line);
-                }
-            }
-            if (pending.size() > kMaxLine)
-                pending.clear();
+            reader.append(buffer, n);
+            if (!deliver(isStderr))
+                return;
         }
     }
     noteActivity();
@@ -219,12 +265,10 @@ void SshWorker::remoteEnded()
         return;
     // Blocks until the exit status arrives (with the channel's close at the latest).
     const int exitStatus = m_closing ? 0 : ssh_channel_get_exit_status(m_session->channel());
-    if (!m_stdout.trimmed().isEmpty())
-        Q_EMIT lineReceived(m_generation, m_stdout.trimmed());
-    m_stdout.clear();
-    if (!m_stderr.trimmed().isEmpty())
-        m_stderrLines.append(QString::fromUtf8(m_stderr.trimmed()));
-    m_stderr.clear();
+    m_stdout.finish();  // a last line without its newline
+    m_stderr.finish();
+    deliver(false);
+    deliver(true);
 
     QString reason;
     if (m_closing) {
@@ -236,7 +280,7 @@ void SshWorker::remoteEnded()
                                       .arg(m_session->target())
                                       .arg(exitStatus);
         if (!m_stderrLines.isEmpty())
-            reason += QStringLiteral(": ") + m_stderrLines.constLast();
+            reason += QStringLiteral(": ") + printable(m_stderrLines.constLast(), 300);
     }
     teardown(reason);
 }

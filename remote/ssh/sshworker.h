@@ -1,5 +1,6 @@
 #pragma once
 
+#include "linereader.h"
 #include "sshoptions.h"
 
 #include <QByteArray>
@@ -8,6 +9,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <atomic>
 #include <memory>
 
 class QSocketNotifier;
@@ -27,7 +29,13 @@ class SshWorker : public QObject
     Q_OBJECT
 
 public:
-    explicit SshWorker(std::shared_ptr<SshCancel> cancel, QObject *parent = nullptr);
+    // Lines emitted and not yet handled by the transport (it counts them down): while
+    // kMaxInFlight wait, the worker reads nothing more (backpressure; the SSH window then fills
+    // and the server stops sending), and resume() goes on.
+    using InFlight = std::shared_ptr<std::atomic<int>>;
+    static constexpr int kMaxInFlight = 256;
+
+    SshWorker(std::shared_ptr<SshCancel> cancel, InFlight inFlight, QObject *parent = nullptr);
     ~SshWorker() override;
 
     // Connects, verifies the host key, authenticates, uploads, execs; then opened() or closed().
@@ -42,10 +50,15 @@ public:
     void finish();
     // Drops the connection at once (the transport is going away).
     void shutdown();
+    // Drops the connection at once and reports closed(reason): the device misbehaved.
+    void abort(const QString &reason);
+    // The transport caught up with the lines: read again.
+    void resume();
 
 Q_SIGNALS:
     void opened(quint64 generation);
     void lineReceived(quint64 generation, const QByteArray &line);
+    void lineDiscarded(quint64 generation, qint64 bytes, const QString &prefix);
     void logMessage(quint64 generation, const QString &text);
     // hostKeyRejected: the connection failed at the host key (SshSession::hostKeyRejected()).
     void closed(quint64 generation, const QString &reason, bool hostKeyRejected);
@@ -53,6 +66,9 @@ Q_SIGNALS:
 private:
     void startSteps(quint64 generation, const SshOptions &options);
     void drain();
+    bool deliver(bool isStderr);
+    void log(const QString &text);
+    bool paused();
     void keepaliveTick();
     void remoteEnded();
     void lost(const QString &detail);
@@ -60,6 +76,7 @@ private:
     void noteActivity();
 
     std::shared_ptr<SshCancel> m_cancel;
+    InFlight m_inFlight;
     std::unique_ptr<SshSession> m_session;
     QSocketNotifier *m_notifier = nullptr;
     QTimer m_pollTimer;
@@ -70,13 +87,16 @@ private:
     quint64 m_generation = 0;
     SshOptions m_options;
     QStringList m_argv;  // the command as run ({dir} replaced)
-    QByteArray m_stdout;  // a partial line
-    QByteArray m_stderr;  // a partial line
+    LineReader m_stdout;
+    LineReader m_stderr {LineReader::OverLong::Truncate, kMaxLogLineBytes};
     QStringList m_stderrLines;  // the last ones, for error messages
     bool m_active = false;
     bool m_closing = false;
     bool m_starting = false;  // inside start()
     bool m_stopAfterStart = false;
+    bool m_paused = false;
+
+    static constexpr qsizetype kMaxLogLineBytes = 4096;
 };
 
 }  // namespace ptwb

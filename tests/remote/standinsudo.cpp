@@ -28,7 +28,7 @@ StandInSudo::StandInSudo(const QString &directory, const QByteArray &password)
 {
 }
 
-bool StandInSudo::install(const SshdFixture &sshd, QString *error)
+bool StandInSudo::install(const SshdFixture &sshd, QString *error, const QByteArray &keyOptions)
 {
     const QString bin = m_dir + QStringLiteral("/bin");
     const QString seen = m_dir + QStringLiteral("/seen");
@@ -69,8 +69,10 @@ bool StandInSudo::install(const SshdFixture &sshd, QString *error)
         *error = QStringLiteral("ssh-keygen failed");
         return false;
     }
-    sshd.authorize(
-        m_key, "environment=\"PATH=" + QFile::encodeName(bin) + ":/usr/local/bin:/usr/bin:/bin\"");
+    sshd.authorize(m_key,
+                   "environment=\"PATH=" + QFile::encodeName(bin) +
+                       ":/usr/local/bin:/usr/bin:/bin\"" +
+                       (keyOptions.isEmpty() ? QByteArray() : ',' + keyOptions));
     return true;
 }
 

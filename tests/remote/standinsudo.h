@@ -18,8 +18,9 @@ public:
     // Everything lives under `directory`: bin/sudo, seen/ (what it saw), device/ (the prefix).
     StandInSudo(const QString &directory, const QByteArray &password);
 
-    // Writes the script and a key whose logins see it; false with *error otherwise.
-    bool install(const SshdFixture &sshd, QString *error);
+    // Writes the script and a key whose logins see it; false with *error otherwise. `keyOptions`
+    // are more authorized_keys options for that key (e.g. command="..." to plant output).
+    bool install(const SshdFixture &sshd, QString *error, const QByteArray &keyOptions = {});
     // The private key to log in with (after install()).
     QString key() const { return m_key; }
 

@@ -694,6 +694,105 @@ private Q_SLOTS:
         QVERIFY(!report->lines.join(QLatin1Char('\n')).contains(QLatin1String("horse")));
     }
 
+    void plantedLoginOutputCannotChangeTheShownRule()
+    {
+        // What a line in the login user's shell startup files could print, before and after the
+        // setup's own output (here a forced command around it), imitating the installer.
+        const QString planted = casePath(QStringLiteral("planted.sh"));
+        writeFile(planted,
+                  "#!/bin/sh\n"
+                  "printf 'sudoers drop-in /etc/sudoers.d/powertrain-workbench: "
+                  "Defaults\\t!authenticate\\n'\n"
+                  "printf 'sudoers drop-in /etc/sudoers.d/powertrain-workbench: ALL ALL=(ALL) "
+                  "NOPASSWD: ALL\\n'\n"
+                  "sh -c \"$SSH_ORIGINAL_COMMAND\"; status=$?\n"
+                  "printf 'add: Defaults !authenticate\\n'\n"
+                  "exit $status\n");
+        QVERIFY(QFile::setPermissions(planted,
+                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                          QFile::ReadOther | QFile::ExeOther));
+        const QByteArray password = "pw";
+        StandInSudo sudo(casePath(QStringLiteral("sudo")), password);
+        QString error;
+        QVERIFY2(sudo.install(m_sshd, &error, "command=\"" + QFile::encodeName(planted) + "\""),
+                 qPrintable(error));
+        SshOptions options = baseOptions(std::make_shared<TestPrompts>(true));
+        options.identityFiles = {sudo.key()};
+        const Expected<HelperSetup::Report> report = HelperSetup::run(options, password);
+        QVERIFY2(report, qPrintable(report.error()));
+        const QString shown = report->lines.join(QLatin1Char('\n'));
+        QVERIFY2(report->ok(), qPrintable(shown + report->problem));
+        // What the user reads is this workbench's own text: the planted lines are not in it.
+        QVERIFY2(!shown.contains(QLatin1String("authenticate")) &&
+                     !shown.contains(QLatin1String("ALL ALL")),
+                 qPrintable(shown));
+        QCOMPARE(report->user, QStringLiteral("nvidia"));
+        QVERIFY2(
+            shown.contains(QLatin1String("sudoers drop-in /etc/sudoers.d/powertrain-workbench: "
+                                         "nvidia ALL=(root) NOPASSWD: "
+                                         "/usr/lib/powertrain-workbench/ptwb-helper")),
+            qPrintable(shown));
+        // and what was installed comes from the helper this workbench sent
+        QStringList rules;
+        for (const QByteArray &line : sudo.sudoers().split('\n')) {
+            if (!line.trimmed().isEmpty() && !line.startsWith('#'))
+                rules.append(QString::fromUtf8(line));
+        }
+        QCOMPARE(rules, QStringList {HelperSetup::sudoersRule(QStringLiteral("nvidia"))});
+        QCOMPARE(readFile(sudo.helperPath()), HelperSetup::helperSource().value());
+    }
+
+    void unreadableKnownHostsIsAnErrorNamingIt_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("chmod 000") << QStringLiteral("chmod");
+        QTest::newRow("a directory") << QStringLiteral("directory");
+        QTest::newRow("a symbolic link loop") << QStringLiteral("loop");
+    }
+
+    // An existing known_hosts that cannot be read may hold this host's (old) key: no new host,
+    // no question, nothing appended, even with a prompt that accepts any new host
+    // (--accept-new-host-key).
+    void unreadableKnownHostsIsAnErrorNamingIt()
+    {
+        QFETCH(QString, kind);
+        const QString path = casePath(QStringLiteral("known_hosts"));
+        QByteArray before;
+        if (kind == QLatin1String("chmod")) {
+            writeChangedKnownHosts(path);  // the old key, in a file the user cannot read
+            before = readFile(path);
+            QVERIFY(QFile::setPermissions(path, QFileDevice::Permissions()));
+            QFile probe(path);
+            if (probe.open(QIODevice::ReadOnly)) {
+                QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+                QSKIP("running as root: chmod 000 does not stop root reading; the directory and "
+                      "link-loop rows make known_hosts unreadable for root too");
+            }
+        } else if (kind == QLatin1String("directory")) {
+            QVERIFY(QDir().mkpath(path));
+        } else {
+            QVERIFY(QFile::link(path, path));  // ELOOP
+        }
+        auto prompts = std::make_shared<TestPrompts>(true);
+        SshSession session(baseOptions(prompts));
+        const Status status = session.connect();
+        if (kind == QLatin1String("chmod")) {
+            QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+            QCOMPARE(readFile(path), before);
+        } else if (kind == QLatin1String("directory")) {
+            QVERIFY(QFileInfo(path).isDir());
+            QVERIFY(QDir(path).isEmpty());
+        } else {
+            QVERIFY(QFileInfo(path).isSymLink());
+        }
+        QVERIFY(!status.ok());
+        QVERIFY2(status.error().contains(path) &&
+                     status.error().contains(QLatin1String("cannot be read")),
+                 qPrintable(status.error()));
+        QCOMPARE(prompts->hostQuestions.load(), 0);
+        QVERIFY(session.hostKeyRejected());
+    }
+
     // --- upload -----------------------------------------------------------------------------
 
     void agentUploadIsContentAddressed()
@@ -763,6 +862,36 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitFor([&] { return closed.count() == round + 1; }, 20000));
             QCOMPARE(closed.last().at(0).toString(), QStringLiteral("closed"));
         }
+    }
+
+    // A file of the right size under the content-addressed name is not taken on trust: one
+    // changed on the device (same size, other bytes) is uploaded again.
+    void sameSizeChangedUploadIsReplaced()
+    {
+        const QString local = casePath(QStringLiteral("tool.py"));
+        writeFile(local, "print('the real tool')\n");
+        SshSession session(baseOptions(std::make_shared<TestPrompts>(true)));
+        const Status status = session.connect();
+        QVERIFY2(status.ok(), qPrintable(status.error()));
+        const QList<SshLaunch::File> files {{local, QStringLiteral("tool.py")}};
+        const Expected<SshSession::Upload> first = session.upload(files);
+        QVERIFY2(first, qPrintable(first.error()));
+        QCOMPARE(first->uploaded, 1);
+        const QString remote = first->directory + QStringLiteral("/tool.py");
+        QByteArray tampered = readFile(remote);
+        QCOMPARE(tampered, readFile(local));
+        tampered.replace("real", "evil");  // same size
+        QVERIFY(QFile::setPermissions(remote, QFile::ReadOwner | QFile::WriteOwner));
+        writeFile(remote, tampered);
+        const Expected<SshSession::Upload> second = session.upload(files);
+        QVERIFY2(second, qPrintable(second.error()));
+        QCOMPARE(second->uploaded, 1);
+        QCOMPARE(second->skipped, 0);
+        QCOMPARE(readFile(remote), readFile(local));
+        const Expected<SshSession::Upload> third = session.upload(files);
+        QVERIFY2(third, qPrintable(third.error()));
+        QCOMPARE(third->skipped, 1);
+        session.disconnect();
     }
 
     // --- the simulated Jetson over SSH ------------------------------------------------------
