@@ -2,7 +2,7 @@
 """The simulated Jetson: the real device agent served against a fake kernel.
 
   ptwb_simjetson.py --device orin-agx|xavier-agx|orin-nano --state DIR [--speed 50] [--seed N]
-                    [--fault SPEC ...]
+                    [--fault SPEC ...] [--hostile CASE[@N]]
 
 Speaks the agent's JSON-lines protocol on stdin/stdout (docs/device-protocol.md); logs go to
 stderr. Everything it reports is labeled simulated: the device-tree model ends in "(simulated)"
@@ -24,6 +24,7 @@ STANDIN = os.path.join(HERE, "standin")  # the stand-in torch package (simulated
 sys.path.insert(0, HERE)
 sys.path.insert(0, AGENT_DIR)
 
+import hostile  # noqa: E402
 import perfmodel  # noqa: E402
 import ptwb_simhelper  # noqa: E402
 import simkernel  # noqa: E402
@@ -42,15 +43,30 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
     ap.add_argument("--fault", action="append", default=[], metavar="SPEC",
                     help="reject:FIELD=VALUE, drop-after:N, reboot-after:N, throttle:F, "
-                         "decreasing-only (repeatable)")
+                         "decreasing-only, hostile:CASE[@N] (repeatable)")
+    ap.add_argument("--hostile", metavar="CASE[@N]", default=os.environ.get(hostile.ENV_CASE),
+                    help="for tests only: a hostile device, perturbing the agent's output in "
+                         "one way (default $%s; cases: %s)"
+                         % (hostile.ENV_CASE, ", ".join(hostile.CASES)))
     args = ap.parse_args(argv)
     if not (args.speed > 0 and args.speed < 1e6):
         ap.error("--speed must be a positive number")
+    # `--fault hostile:CASE` is the same as --hostile CASE, so that whatever passes faults to
+    # the simulator (ptwb --sim-fault) can select a case
+    for spec in [f for f in args.fault if f.startswith("hostile:")]:
+        args.fault.remove(spec)
+        args.hostile = spec[len("hostile:"):]
+    if args.hostile:
+        try:
+            hostile.parse_case(args.hostile)
+        except hostile.CaseError as e:
+            ap.error(str(e))
     return args
 
 
-def forward_stdin(src, dst_fd, kernel, faults, helper_prefix):
-    """Copy request lines from the real stdin to the agent, counting them for connection faults."""
+def forward_stdin(src, dst_fd, kernel, faults, helper_prefix, hostile_out=None):
+    """Copy request lines from the real stdin to the agent, counting them for connection faults
+    (and showing them to a hostile case first)."""
     count = 0
     dst = os.fdopen(dst_fd, "wb", buffering=0)
     try:
@@ -76,6 +92,8 @@ def forward_stdin(src, dst_fd, kernel, faults, helper_prefix):
                     simkernel.log("simulated connection drop at request %d" % count)
                     sys.stderr.flush()
                     os._exit(EXIT_DROPPED)
+                if hostile_out is not None:
+                    hostile_out.on_request(line)
             dst.write(line)
     except (OSError, ValueError) as e:
         simkernel.log("stdin: %s" % e)
@@ -147,19 +165,29 @@ def main(argv=None):
     runner = [sys.executable, "-B", os.path.join(HERE, "sim_workload.py"), "--state", state,
               "--speed", repr(args.speed), "--seed", str(args.seed)]
     prepare_home(state, args.speed, args.seed)
+    out = sys.stdout
+    hostile_out = None
+    if args.hostile:
+        simkernel.log("HOSTILE device (tests only): case %s" % args.hostile)
+        hostile_out = hostile.HostileOutput(args.hostile, getattr(sys.stdout, "buffer",
+                                                                  sys.stdout))
+        out = hostile_out
     rfd, wfd = os.pipe()
     src = getattr(sys.stdin, "buffer", sys.stdin)
-    fwd = threading.Thread(target=forward_stdin, args=(src, wfd, kernel, faults, helper_prefix),
+    fwd = threading.Thread(target=forward_stdin,
+                           args=(src, wfd, kernel, faults, helper_prefix, hostile_out),
                            name="sim-stdin", daemon=True)
     fwd.start()
     agent_stdin = os.fdopen(rfd, "rb")
     try:
         rc = ptwb_agent.main(argv=["--root", kernel.root, "--time-scale", repr(args.speed),
                                    "--workload-runner", json.dumps(runner)],
-                             stdin=agent_stdin, stdout=sys.stdout, files=files, helper=helper,
+                             stdin=agent_stdin, stdout=out, files=files, helper=helper,
                              on_reboot=rebooted)
     finally:
         kernel.stop()
+        if hostile_out is not None:
+            hostile_out.log_hostile("the agent ends")
     return rc if isinstance(rc, int) else 0
 
 
