@@ -103,7 +103,8 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
                        {QStringLiteral("pending"), pending},
                        {QStringLiteral("seconds"), outcome->seconds},
                        {QStringLiteral("overhead_per_mode_s"), outcome->overheadPerModeSeconds},
-                       {QStringLiteral("planned_reboots"), outcome->plannedReboots}});
+                       {QStringLiteral("planned_reboots"), outcome->plannedReboots},
+                       {QStringLiteral("store_failure"), outcome->storeFailure}});
     } else {
         // What is pending is measured by the same command with --resume.
         output.line(pending > 0 ? summary + QStringLiteral(" (run again with --resume)") : summary);

@@ -113,6 +113,7 @@ runSweep(const QCommandLineParser &parser, const workflows::SweepRequest &reques
     outcome.seconds = clock.nsecsElapsed() / 1e9;
     outcome.overheadPerModeSeconds = runner.overheadPerModeSeconds();
     outcome.plannedReboots = runner.plannedReboots();
+    outcome.storeFailure = runner.storeFailure();
     return outcome;
 }
 

@@ -27,8 +27,9 @@ Expected<workflows::SweepRequest> sweepRunRequest(const QCommandLineParser &pars
 struct SweepOutcome
 {
     qint64 sweepId = 0;
-    bool complete = false;
+    bool complete = false;  // no mode pending in the store, and the sweep marked done
     QString summary;
+    QString storeFailure;  // why the store could not be written, when that stopped the sweep
     double seconds = 0;
     double overheadPerModeSeconds = 0;
     int plannedReboots = 0;

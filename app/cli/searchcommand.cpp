@@ -133,6 +133,10 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
         runSweep(parser, sweep, *devices, **store, output, recorded);
     if (!outcome)
         return output.fail(outcome);
+    // A store that could not be written: what it holds is not the search's answer.
+    if (!outcome->storeFailure.isEmpty())
+        return output.fail(outcome->summary + QStringLiteral(" (run again with --resume)"),
+                           ErrorKind::Failed);
     const Expected<workflows::SearchOutcome> found =
         workflows::searchOutcome(**store, outcome->sweepId);
     if (!found)

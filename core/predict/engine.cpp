@@ -22,6 +22,16 @@ constexpr int64_t kFeatureCount = 4;
 constexpr int kFormatVersion = 1;
 constexpr int kPredictBatch = 8192;
 
+// What a stored model is held to before any of it sizes an allocation or a read: the store may
+// be damaged or crafted (a model's blob is as trusted as the file it is in). Generous bounds,
+// far above any configuration this program trains (256-128-64, 5 members).
+constexpr int64_t kMaxLayers = 16;
+constexpr int64_t kMaxLayerWidth = 4096;
+constexpr int64_t kMaxMembers = 64;
+constexpr int64_t kMaxEpochs = 1000000;
+constexpr int64_t kMaxBatchSize = 10000000;
+constexpr int64_t kMaxHeadSamples = 1000000;
+
 // torch's global generator drives initialisation and dropout: one training at a time keeps a
 // seed's result the same whatever else the process does.
 std::mutex &trainingMutex()
@@ -548,6 +558,111 @@ std::string serializeModel(const Model &model)
     return stream.str();
 }
 
+[[noreturn]] void damaged(const std::string &what)
+{
+    throw Error(what);
+}
+
+std::string dtypeName(const torch::Tensor &tensor)
+{
+    return std::string(c10::toString(tensor.scalar_type()));
+}
+
+// A stored tensor checked before use: on the CPU, of `dtype`, `dims` dimensions of the given
+// sizes (-1: any size up to `maxNumel` elements in all), every value finite. Returned contiguous,
+// so that a raw read of numel() values stays within it whatever strides the blob gave it.
+torch::Tensor checked(const torch::Tensor &tensor, const std::string &key, torch::ScalarType dtype,
+                      std::vector<int64_t> sizes, int64_t maxNumel)
+{
+    if (!tensor.defined())
+        damaged(key + ": missing");
+    if (!tensor.device().is_cpu())
+        damaged(key + ": not a CPU tensor");
+    if (tensor.scalar_type() != dtype) {
+        damaged(key + ": " + dtypeName(tensor) + " values, expected " +
+                std::string(c10::toString(dtype)));
+    }
+    if (tensor.dim() != int64_t(sizes.size())) {
+        damaged(key + ": " + std::to_string(tensor.dim()) + " dimensions, expected " +
+                std::to_string(sizes.size()));
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (sizes[i] >= 0 && tensor.size(int64_t(i)) != sizes[i]) {
+            damaged(key + ": size " + std::to_string(tensor.size(int64_t(i))) + " in dimension " +
+                    std::to_string(i + 1) + ", expected " + std::to_string(sizes[i]));
+        }
+    }
+    if (tensor.numel() > maxNumel) {
+        damaged(key + ": " + std::to_string(tensor.numel()) + " values, expected at most " +
+                std::to_string(maxNumel));
+    }
+    const torch::Tensor out = tensor.contiguous();
+    if (out.numel() > 0 && !torch::isfinite(out).all().item<bool>())
+        damaged(key + ": values that are not finite numbers");
+    return out;
+}
+
+torch::Tensor readChecked(torch::serialize::InputArchive &archive, const std::string &key,
+                          torch::ScalarType dtype, std::vector<int64_t> sizes,
+                          int64_t maxNumel = kMaxLayerWidth * kMaxLayerWidth)
+{
+    torch::Tensor tensor;
+    if (!archive.try_read(key, tensor))
+        damaged(key + ": missing or not a tensor");
+    return checked(tensor, key, dtype, std::move(sizes), maxNumel);
+}
+
+void checkRange(const std::string &key, double value, double min, double max)
+{
+    if (!std::isfinite(value) || value < min || value > max) {
+        std::ostringstream text;
+        text << key << ": " << value << ", expected " << min << " to " << max;
+        damaged(text.str());
+    }
+}
+
+// The configuration as far as loading and transfer use it: layer sizes size allocations, the
+// batch size a loop's step.
+void checkConfig(const RegressorConfig &c)
+{
+    if (c.hidden.empty() || int64_t(c.hidden.size()) > kMaxLayers) {
+        damaged("config.hidden: " + std::to_string(c.hidden.size()) + " layers, expected 1 to " +
+                std::to_string(kMaxLayers));
+    }
+    for (size_t i = 0; i < c.hidden.size(); ++i)
+        checkRange("config.hidden[" + std::to_string(i) + "]", double(c.hidden[i]), 1,
+                   double(kMaxLayerWidth));
+    checkRange("config.dropout", c.dropout, 0, 0.99);
+    checkRange("config.learning_rate", c.learningRate, 1e-12, 1e3);
+    checkRange("config.weight_decay", c.weightDecay, 0, 1e3);
+    checkRange("config.epochs", c.epochs, 0, double(kMaxEpochs));
+    checkRange("config.batch_size", c.batchSize, 1, double(kMaxBatchSize));
+    checkRange("config.validation_fraction", c.validationFraction, 0, 0.9);
+    checkRange("config.ensemble", c.ensemble, 1, double(kMaxMembers));
+    checkRange("config.fine_tune_epochs", c.fineTuneEpochs, 0, double(kMaxEpochs));
+    if (c.transfer != RegressorConfig::Transfer::FineTune &&
+        c.transfer != RegressorConfig::Transfer::RidgeHead)
+        damaged("config.transfer: " + std::to_string(int(c.transfer)) + ", expected 0 or 1");
+}
+
+// A loaded member's parameters have the shapes its configuration gives (Module::load takes
+// whatever shape the blob holds).
+void checkMember(const Mlp &net, const std::string &member)
+{
+    int64_t previous = kFeatureCount;
+    for (size_t i = 0; i < net->layers.size(); ++i) {
+        const std::string prefix = member + ".fc" + std::to_string(i);
+        checked(net->layers[i]->weight, prefix + ".weight", torch::kFloat32,
+                {net->sizes[i], previous}, kMaxLayerWidth * kMaxLayerWidth);
+        checked(net->layers[i]->bias, prefix + ".bias", torch::kFloat32, {net->sizes[i]},
+                kMaxLayerWidth);
+        previous = net->sizes[i];
+    }
+    checked(net->head->weight, member + ".head.weight", torch::kFloat32, {1, previous},
+            kMaxLayerWidth);
+    checked(net->head->bias, member + ".head.bias", torch::kFloat32, {1}, 1);
+}
+
 std::unique_ptr<Model> deserializeModel(const std::string &bytes)
 {
     auto model = std::make_unique<Model>();
@@ -576,8 +691,8 @@ std::unique_ptr<Model> deserializeModel(const std::string &bytes)
         c.name = value.toStringRef();
         c.logFeatures = readBool("config.log_features");
         c.logTarget = readBool("config.log_target");
-        torch::Tensor hidden;
-        archive.read("config.hidden", hidden);
+        const torch::Tensor hidden =
+            readChecked(archive, "config.hidden", torch::kInt64, {-1}, kMaxLayers);
         c.hidden.assign(hidden.data_ptr<int64_t>(), hidden.data_ptr<int64_t>() + hidden.numel());
         c.dropout = readDouble("config.dropout");
         c.learningRate = readDouble("config.learning_rate");
@@ -588,46 +703,72 @@ std::unique_ptr<Model> deserializeModel(const std::string &bytes)
         c.ensemble = int(readInt("config.ensemble"));
         c.transfer = RegressorConfig::Transfer(readInt("config.transfer"));
         c.fineTuneEpochs = int(readInt("config.fine_tune_epochs"));
-        torch::Tensor tensor;
-        archive.read("scaler.feature_mean", tensor);
+        checkConfig(c);
+        torch::Tensor tensor =
+            readChecked(archive, "scaler.feature_mean", torch::kFloat64, {kFeatureCount});
         std::copy_n(tensor.data_ptr<double>(), kFeatureCount, impl.featureMean.begin());
-        archive.read("scaler.feature_scale", tensor);
+        tensor = readChecked(archive, "scaler.feature_scale", torch::kFloat64, {kFeatureCount});
         std::copy_n(tensor.data_ptr<double>(), kFeatureCount, impl.featureScale.begin());
-        archive.read("scaler.target", tensor);
+        for (int f = 0; f < kFeatureCount; ++f)
+            checkRange("scaler.feature_scale", impl.featureScale[f], 1e-300, 1e300);
+        tensor = readChecked(archive, "scaler.target", torch::kFloat64, {2});
         impl.targetMean = tensor[0].item<double>();
         impl.targetScale = tensor[1].item<double>();
+        checkRange("scaler.target scale", impl.targetScale, 1e-300, 1e300);
         const int64_t members = readInt("members");
+        checkRange("members", double(members), 1, double(kMaxMembers));
+        const int64_t hiddenUnits = std::accumulate(c.hidden.begin(), c.hidden.end(), int64_t(0));
         for (int64_t m = 0; m < members; ++m) {
             Member member {Mlp(c.hidden, c.dropout), std::nullopt};
             torch::serialize::InputArchive net;
             archive.read("member" + std::to_string(m), net);
             member.net->load(net);
             member.net->eval();
+            checkMember(member.net, "member" + std::to_string(m));
             const std::string prefix = "ridge" + std::to_string(m) + ".";
             torch::Tensor weights;
             if (archive.try_read(prefix + "weights", weights)) {
                 RidgeHead head;
-                head.weights = weights;
-                archive.read(prefix + "numbers", tensor);
+                head.weights = checked(weights, prefix + "weights", torch::kFloat64, {-1},
+                                       2 + kFeatureCount + hiddenUnits);
+                tensor = readChecked(archive, prefix + "numbers", torch::kFloat64, {3});
                 head.hiddenScale = tensor[0].item<double>();
                 head.noiseVariance = tensor[1].item<double>();
+                checkRange(prefix + "numbers (hidden scale)", head.hiddenScale, 1e-300, 1e300);
+                checkRange(prefix + "numbers (noise variance)", head.noiseVariance, 0, 1e300);
                 torch::Tensor layerScales;
+                // Its design's columns: an intercept, the reference output, the inputs (when
+                // across devices), the hidden units used.
+                int64_t columns = 2;
                 if (archive.try_read(prefix + "layer_scales", layerScales)) {
                     head.lambda = tensor[2].item<double>();
+                    checkRange(prefix + "numbers (lambda)", head.lambda, 0, 1e300);
+                    layerScales = checked(layerScales, prefix + "layer_scales", torch::kFloat64,
+                                          {int64_t(c.hidden.size())}, kMaxLayers);
                     head.layerScales.assign(layerScales.data_ptr<double>(),
                                             layerScales.data_ptr<double>() + layerScales.numel());
-                    if (head.layerScales.size() != c.hidden.size())
-                        throw Error("not a readable model: a head's layer scales do not match "
-                                    "its network");
-                    archive.read(prefix + "samples", head.samples);
-                    const int64_t hiddenUnits =
-                        std::accumulate(c.hidden.begin(), c.hidden.end(), int64_t(0));
+                    for (double scale : head.layerScales)
+                        checkRange(prefix + "layer_scales", scale, 1e-300, 1e300);
+                    head.samples =
+                        readChecked(archive, prefix + "samples", torch::kFloat32,
+                                    {-1, kFeatureCount}, kMaxHeadSamples * kFeatureCount);
+                    if (head.samples.size(0) < 1)
+                        damaged(prefix + "samples: none");
                     head.inputColumns = weights.numel() == 2 + kFeatureCount + hiddenUnits;
+                    columns += (head.inputColumns ? kFeatureCount : 0) + hiddenUnits;
+                } else {
+                    head.inputColumns = weights.numel() == 2 + kFeatureCount + c.hidden.back();
+                    columns += (head.inputColumns ? kFeatureCount : 0) + c.hidden.back();
+                    head.inverseGram = readChecked(archive, prefix + "inverse_gram",
+                                                   torch::kFloat64, {columns, columns});
+                }
+                if (head.weights.numel() != columns) {
+                    damaged(prefix + "weights: " + std::to_string(head.weights.numel()) +
+                            " values, expected " + std::to_string(columns));
+                }
+                if (!head.layerScales.empty()) {
                     head.inverseGram =
                         ridgeInverse(impl.design(member, head.samples, head), head.lambda);
-                } else {
-                    archive.read(prefix + "inverse_gram", head.inverseGram);
-                    head.inputColumns = weights.numel() == 2 + kFeatureCount + c.hidden.back();
                 }
                 member.ridge = head;
             }
@@ -635,6 +776,9 @@ std::unique_ptr<Model> deserializeModel(const std::string &bytes)
         }
     } catch (const Error &) {
         throw;
+    } catch (const c10::Error &error) {
+        // Without the C++ backtrace torch appends to what().
+        throw Error(std::string("not a readable model: ") + error.what_without_backtrace());
     } catch (const std::exception &error) {
         throw Error(std::string("not a readable model: ") + error.what());
     }

@@ -259,6 +259,10 @@ Expected<PowerModel> PowerModel::fromRecord(const ModelRecord &record)
     try {
         model.m_time = predict::Regressor::deserialize(record.timeModel.toStdString());
         model.m_power = predict::Regressor::deserialize(record.powerModel.toStdString());
+    } catch (const predict::DamagedModel &error) {
+        return Result::failure(QStringLiteral("model %1 in the store is damaged: %2")
+                                   .arg(record.id)
+                                   .arg(QString::fromStdString(error.what())));
     } catch (const predict::Error &error) {
         return Result::failure(QStringLiteral("model %1: %2")
                                    .arg(record.id)

@@ -217,7 +217,10 @@ Regressor Regressor::deserialize(const std::string &bytes)
 {
     EngineStatus status;
     Regressor out;
-    out.d->model = engine().deserialize(bytes, status);
+    const EngineApi &api = engine();  // an engine that cannot be loaded is no damaged model
+    out.d->model = api.deserialize(bytes, status);
+    if (status.code == EngineStatus::Failed)
+        throw DamagedModel(status.message);
     check(status);
     return out;
 }

@@ -76,6 +76,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Thrown by Regressor::deserialize for bytes that are no model it can use (damaged, truncated or
+// crafted): never read past, always refused with what was wrong.
+class DamagedModel : public Error
+{
+public:
+    using Error::Error;
+};
+
 // Thrown when Callbacks::cancelled said so; the partly trained model is discarded.
 class Cancelled : public Error
 {

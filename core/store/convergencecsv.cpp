@@ -81,6 +81,12 @@ public:
         if (number <= 0)
             return error(line, column,
                          QStringLiteral("'%1' must be a positive %2").arg(value, what));
+        // No training takes a trillion samples (or epochs): 1e300 is not a count.
+        if (number > kMaxCount)
+            return error(line, column,
+                         QStringLiteral("'%1' is out of range; expected a %2 of at most %3")
+                             .arg(value, what)
+                             .arg(kMaxCount, 0, 'g'));
         *out = number;
         return {};
     }
@@ -104,6 +110,7 @@ public:
 private:
     const QString &m_fileName;
     const std::array<int, ColumnCount> &m_position;
+    static constexpr double kMaxCount = 1e12;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "store/measurementcsv.h"
 
+#include "modes/plausibility.h"
 #include "util/csvfield.h"
 #include "util/numbertext.h"
 
@@ -53,6 +54,7 @@ public:
         : m_fileName(fileName)
         , m_space(space)
         , m_position(position)
+        , m_ranges(plausibleRangesFor(space.device()))
     {
     }
 
@@ -92,11 +94,17 @@ public:
         QString problem =
             positive(fields, line, Time, QStringLiteral("time in milliseconds"), &out->timeMs);
         if (problem.isEmpty())
+            problem = plausible(line, Time, out->timeMs, m_ranges.minibatchMs);
+        if (problem.isEmpty())
             problem = positive(fields, line, Power, QStringLiteral("power in watts"), &out->powerW);
+        if (problem.isEmpty())
+            problem = plausible(line, Power, out->powerW, m_ranges.powerW);
         if (problem.isEmpty() && m_position[PeakPower] >= 0) {
             double peak = 0;
             problem =
                 positive(fields, line, PeakPower, QStringLiteral("peak power in watts"), &peak);
+            if (problem.isEmpty())
+                problem = plausible(line, PeakPower, peak, m_ranges.powerW);
             if (problem.isEmpty() && peak < out->powerW) {
                 problem = error(line, PeakPower,
                                 QStringLiteral("%1 W is below the row's median power %2 W; "
@@ -134,6 +142,13 @@ private:
         return {};
     }
 
+    // Within what the device can measure (plausibility.h): 1e300 ms is no minibatch time.
+    QString plausible(int line, int column, double value, const PlausibleRange &range) const
+    {
+        const QString problem = implausibleValue(QString(), value, range, m_ranges.device);
+        return problem.isEmpty() ? problem : error(line, column, problem);
+    }
+
     // A whole minibatch size; "64.0" is how the public inference files write 64.
     QString batch(const QList<QByteArray> &fields, int line, int column, const QString &what,
                   int *out) const
@@ -162,6 +177,7 @@ private:
     const QString &m_fileName;
     const ModeSpace &m_space;
     const std::array<int, ColumnCount> &m_position;
+    const PlausibleRanges m_ranges;
 };
 
 }  // namespace

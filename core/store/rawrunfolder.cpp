@@ -1,5 +1,7 @@
 #include "store/rawrunfolder.h"
 
+#include "modes/plausibility.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -165,6 +167,20 @@ RunFolderResult RawRunFolder::read(const QString &path) const
         reduceRun(*minibatches, *samples, m_options, shown(*epochName), shown(*powerName));
     if (!reduced)
         return failed(reduced.error());
+
+    // The reduced medians within what this device kind measures (plausibility.h); each sample
+    // was already finite, positive and below the files' own bounds.
+    const PlausibleRanges ranges = plausibleRangesFor(m_space.device());
+    QString implausibleMedian =
+        implausibleValue(QStringLiteral("%1: median minibatch time").arg(shown(*epochName)),
+                         reduced->timeMs, ranges.minibatchMs, ranges.device);
+    if (implausibleMedian.isEmpty()) {
+        implausibleMedian =
+            implausibleValue(QStringLiteral("%1: median power").arg(shown(*powerName)),
+                             reduced->powerW, ranges.powerW, ranges.device);
+    }
+    if (!implausibleMedian.isEmpty())
+        return failed(implausibleMedian);
 
     result.reduction = *reduced;
     Measurement measurement;

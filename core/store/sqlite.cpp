@@ -45,9 +45,19 @@ Expected<SqliteConnection> SqliteConnection::open(const QString &path, bool crea
     }
     sqlite3_extended_result_codes(connection.m_db, 1);
     // Another connection (a sweep writer, the GUI) may hold the write lock for a moment.
-    sqlite3_busy_timeout(connection.m_db, 5000);
+    sqlite3_busy_timeout(connection.m_db, kBusyTimeoutMs);
     connection.m_path = path;
     return connection;
+}
+
+void SqliteConnection::setBusyTimeout(int ms)
+{
+    sqlite3_busy_timeout(m_db, ms);
+}
+
+bool SqliteConnection::isReadOnly() const
+{
+    return sqlite3_db_readonly(m_db, "main") == 1;
 }
 
 void SqliteConnection::rollback()

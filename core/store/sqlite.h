@@ -29,6 +29,12 @@ public:
     static Expected<SqliteConnection> open(const QString &path, bool create);
 
     bool isOpen() const { return m_db != nullptr; }
+    // How long a statement waits for another connection's write lock before it fails with
+    // "database is locked" (5000 ms from open()).
+    static constexpr int kBusyTimeoutMs = 5000;
+    void setBusyTimeout(int ms);
+    // SQLite opened the file for reading only (the file or its folder is not writable).
+    bool isReadOnly() const;
     const QString &path() const { return m_path; }
 
     // Runs one or more statements without results.

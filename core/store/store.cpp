@@ -60,6 +60,13 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
     Expected<SqliteConnection> db = SqliteConnection::open(path, true);
     if (!db)
         return Result::failure(db.error());
+    // A store ptwb may not write is no bad input: it is said as it is, and left as it was.
+    if (db->isReadOnly()) {
+        return Result::failure(QStringLiteral("%1: the store cannot be written (read-only: the "
+                                              "file or its folder is not writable by this "
+                                              "user); it was left untouched")
+                                   .arg(path));
+    }
     if (Status compatible = Schema::checkCompatible(*db); !compatible)
         return passOn<Result>(compatible);
     // WAL: readers (the GUI) never block the writer (a sweep); FULL: a measurement that was

@@ -341,7 +341,8 @@ Expected<qint64> SweepStore::recordDone(qint64 sweepId, int position, const Meas
             QStringLiteral("sweep %1, position %2 (%3): not pending any more")
                 .arg(sweepId)
                 .arg(position)
-                .arg(m.mode.toCanonical()));
+                .arg(m.mode.toCanonical()),
+            ErrorKind::BadInput);
     }
     const qint64 deviceId = claim->columnInt(0);
     const qint64 workloadId = claim->columnInt(1);
@@ -402,7 +403,8 @@ Status SweepStore::recordFailed(qint64 sweepId, int position, const QString &rea
     if (!*row)
         return Status::failure(QStringLiteral("sweep %1, position %2: not pending any more")
                                    .arg(sweepId)
-                                   .arg(position));
+                                   .arg(position),
+                               ErrorKind::BadInput);
     return {};
 }
 

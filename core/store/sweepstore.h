@@ -86,7 +86,8 @@ public:
     Status setState(qint64 id, SweepState state);
 
     // Records the measurement of a pending item. Fails (and stores nothing) when the item is no
-    // longer pending: a second device of a fleet, or a resumed run, measured it first.
+    // longer pending: a second device of a fleet, or a resumed run, measured it first (that
+    // refusal is ErrorKind::BadInput; a store that cannot be written is ErrorKind::Failed).
     // Returns the stored measurement's id.
     Expected<qint64> recordDone(qint64 sweepId, int position, const Measurement &measurement,
                                 const QString &target);

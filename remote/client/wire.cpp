@@ -6,10 +6,15 @@
 #include <QJsonValue>
 
 #include <cmath>
+#include <limits>
 
 namespace ptwb {
 
 namespace {
+
+// A thermal zone's reading in °C, else it is not one (DeviceInfo::hottestC skips it).
+constexpr double kMinZoneC = -60;
+constexpr double kMaxZoneC = 250;
 
 template<typename T>
 Expected<T> missing(const QString &field, const QString &expected)
@@ -39,7 +44,8 @@ Expected<QVector<T>> integers(const QJsonObject &object, const QString &key, con
     QVector<T> out;
     for (const QJsonValue &item : value.toArray()) {
         qint64 number = 0;
-        if (!integral(item, &number) || number <= 0)
+        // Never narrowed: 2^32 + 4 is no count of 4 cores.
+        if (!integral(item, &number) || number <= 0 || number > std::numeric_limits<T>::max())
             return missing<QVector<T>>(field, QStringLiteral("a list of positive integers"));
         out.append(T(number));
     }
@@ -138,6 +144,10 @@ Expected<PowerMode> modeFromJson(const QJsonObject &object, const QString &field
             return missing<PowerMode>(QStringLiteral("%1.%2").arg(field, QLatin1String(keys[i])),
                                       QStringLiteral("a positive integer"));
     }
+    // A core count is never narrowed to an int: 2^32 + 12 is no count of 12.
+    if (values[0] > kMaxWireCores)
+        return missing<PowerMode>(QStringLiteral("%1.cores").arg(field),
+                                  QStringLiteral("at most %1 cores").arg(kMaxWireCores));
     mode.cores = int(values[0]);
     mode.cpuKHz = values[1];
     mode.gpuHz = values[2];
@@ -208,6 +218,10 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     }
     for (const QJsonValue &zone : result.value(QLatin1String("thermal")).toArray()) {
         const double temperature = zone.toObject().value(QLatin1String("temp_c")).toDouble();
+        // Not a reading (1e300, NaN, a disabled zone's -273): it neither pauses a sweep for
+        // ever nor hides a hot zone.
+        if (!(temperature >= kMinZoneC && temperature <= kMaxZoneC))
+            continue;
         if (temperature > info.hottestC) {
             info.hottestC = temperature;
             info.hottestZone = zone.toObject().value(QLatin1String("zone")).toString();
@@ -232,7 +246,8 @@ QString DeviceInfo::summary() const
     return parts.join(QStringLiteral(" · "));
 }
 
-Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
+Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result,
+                                                const PlausibleRanges &ranges)
 {
     ProfileResult out;
     if (result.value(QLatin1String("time_ms")).toObject().value(QLatin1String("median")).isNull())
@@ -251,12 +266,15 @@ Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
                                       QStringLiteral("positive medians"));
     out.timeMs = *time;
     out.powerW = *power;
-    // The largest sample (agents since schema 7 send it); implausible values are dropped, never
-    // stored: a peak below the median or beyond any Jetson's draw is not a measurement.
+    // The largest sample (agents since schema 7 send it; null or absent from older ones).
     const QJsonValue peak =
         result.value(QLatin1String("power_w")).toObject().value(QLatin1String("max"));
-    if (peak.isDouble() && peak.toDouble() >= power->median && peak.toDouble() < 1000)
+    if (!peak.isUndefined() && !peak.isNull()) {
+        if (!peak.isDouble())
+            return missing<ProfileResult>(QStringLiteral("power_w.max"),
+                                          QStringLiteral("a number"));
         out.peakPowerW = peak.toDouble();
+    }
     out.minibatches = result.value(QLatin1String("minibatches")).toInt();
     out.discarded = result.value(QLatin1String("discarded")).toInt();
     out.settleSeconds = result.value(QLatin1String("settle_s")).toDouble();
@@ -267,6 +285,19 @@ Expected<ProfileResult> ProfileResult::fromJson(const QJsonObject &result)
     if (!mode)
         return Expected<ProfileResult>::failure(mode.error());
     out.mode = *mode;
+    // Numbers no device of this kind measures are refused, never stored.
+    ProfileValues values;
+    values.timeQ1 = time->q1;
+    values.timeMedian = time->median;
+    values.timeQ3 = time->q3;
+    values.powerQ1 = power->q1;
+    values.powerMedian = power->median;
+    values.powerQ3 = power->q3;
+    values.peakPowerW = out.peakPowerW;
+    values.cores = out.mode.cores;
+    if (const QString problem = implausible(values, ranges); !problem.isEmpty())
+        return Expected<ProfileResult>::failure(
+            QStringLiteral("agent reply: implausible %1").arg(problem));
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "modes/plausibility.h"
 #include "modes/powermode.h"
 #include "store/workloadoutput.h"
 #include "util/expected.h"
@@ -18,6 +19,9 @@ struct WorkloadDefinition;
 
 // Typed views of the agent's JSON (docs/device-protocol.md). Parsing checks every field the
 // desktop relies on and names the one that is missing or of the wrong type.
+
+// The most cores a mode read from a device may have (no Jetson has more than 12).
+constexpr qint64 kMaxWireCores = 1024;
 
 QJsonObject modeToJson(const PowerMode &mode);
 Expected<PowerMode> modeFromJson(const QJsonObject &object, const QString &field);
@@ -94,7 +98,10 @@ struct ProfileResult
     PowerMode mode;  // read back after the run: throttling shows here
     QString bootId;
 
-    static Expected<ProfileResult> fromJson(const QJsonObject &result);
+    // Refuses numbers outside `ranges` (the device's, when its kind is known), a quartile out
+    // of order (q1 <= median <= q3) and a peak below the median, naming the field and value.
+    static Expected<ProfileResult> fromJson(const QJsonObject &result,
+                                            const PlausibleRanges &ranges = anyJetsonRanges());
 };
 
 // A workload for `profile`: a built-in PyTorch loop or the user's own command (argv, no shell).

@@ -218,7 +218,8 @@ class HostileOutput(object):
         rid = obj.get("id")
         if rid in self.silenced:
             return
-        if rid not in self.perturbed or self.case in ("line-flood", "endless-line"):
+        if rid not in self.perturbed or self.case in ("line-flood", "endless-line",
+                                                       "endless-events"):
             # line-flood and endless-line write their own bytes; the agent's lines go on as
             # they are between the chunks (the desktop may find one if it keeps up)
             self._emit(obj)

@@ -1,6 +1,7 @@
 #include "sweeprunner.h"
 
 #include "deviceclient.h"
+#include "modes/devicespec.h"
 #include "store/store.h"
 #include "sweep/sweepplan.h"
 #include "transport.h"
@@ -9,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
+#include <QThread>
 #include <QTimer>
 
 #include <optional>
@@ -116,6 +118,8 @@ void SweepRunner::start()
         return;
     }
     m_workload = *workload;
+    const Expected<DeviceSpec> spec = DeviceSpec::builtin(m_record.plan.deviceKind);
+    m_ranges = spec ? plausibleRangesFor(*spec) : anyJetsonRanges();
     for (int i = 0; i < m_record.items.size(); ++i) {
         if (m_record.items[i].state == SweepItem::State::Pending)
             m_queue.push_back(i);
@@ -135,8 +139,21 @@ void SweepRunner::start()
                        .arg(m_failed)
                        .arg(m_queue.size())
                        .arg(m_workers.size()));
-    if (const Status marked = m_sweeps.setState(m_sweepId, SweepState::Running); !marked)
-        Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
+    if (const Status marked =
+            writeToStore(QStringLiteral("the sweep's state"),
+                         [&] { return m_sweeps.setState(m_sweepId, SweepState::Running); });
+        !marked) {
+        // A store that cannot take the state will not take a measurement either: nothing is
+        // measured, every mode stays pending.
+        noteStoreFailure(marked.error());
+        m_finished = true;
+        Q_EMIT finished(false,
+                        QStringLiteral("sweep %1: not started, %2 still pending; interrupted (%3)")
+                            .arg(m_sweepId)
+                            .arg(m_queue.size())
+                            .arg(m_storeFailure));
+        return;
+    }
     if (m_queue.empty() && m_extender)
         appendChosenModes();  // an adaptive sweep resumed after its last planned mode
     if (m_queue.empty()) {
@@ -489,6 +506,15 @@ void SweepRunner::profileCurrent(Worker &worker)
     worker.streaming = profile;
     connect(profile, &DeviceCall::eventReceived, this,
             [this, w](const QString &kind, const QJsonObject &event) {
+                // A reading no device of this kind gives (1e300 W, a negative minibatch) is not
+                // plotted or shown: dropped here, as its reply would be refused.
+                const char *number = kind == QLatin1String("power") ? "total_w"
+                    : kind == QLatin1String("minibatch")            ? "ms"
+                                                                    : nullptr;
+                const PlausibleRange &range =
+                    kind == QLatin1String("power") ? m_ranges.powerW : m_ranges.minibatchMs;
+                if (number && !range.contains(event.value(QLatin1String(number)).toDouble()))
+                    return;
                 if (w->current)
                     Q_EMIT profileEvent(w->device.target, m_record.items[*w->current].mode, kind,
                                         event);
@@ -501,7 +527,7 @@ void SweepRunner::profileCurrent(Worker &worker)
         w->profileSeconds = w->profileClock.nsecsElapsed() / 1e9;
         w->streaming = nullptr;
         if (reply.ok) {
-            Expected<ProfileResult> result = ProfileResult::fromJson(reply.result);
+            Expected<ProfileResult> result = ProfileResult::fromJson(reply.result, m_ranges);
             if (result)
                 finishItem(*w, *result);
             else
@@ -644,9 +670,15 @@ void SweepRunner::finishItem(Worker &worker, const ProfileResult &result)
     m.bootId = result.bootId.isEmpty() ? worker.bootId : result.bootId;
     worker.deviceMode = result.mode;
     m.source = QStringLiteral("sweep");
-    if (const Expected<qint64> stored =
-            m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
-        !stored) {
+    const QString what = QStringLiteral("the measurement of %1").arg(item.mode.toCanonical());
+    const Expected<qint64> stored = writeToStore(what, [&] {
+        return m_sweeps.recordDone(m_sweepId, item.position, m, worker.device.target);
+    });
+    if (!stored && stored.errorKind() != ErrorKind::BadInput) {
+        stopForStore(worker, what, stored.error());
+        return;
+    }
+    if (!stored) {
         Q_EMIT message(QStringLiteral("%1: %2").arg(worker.device.target, stored.error()));
     } else {
         item.state = SweepItem::State::Done;
@@ -675,9 +707,15 @@ void SweepRunner::failItem(Worker &worker, const QString &reason,
         ? QStringLiteral("%1 at batch %2").arg(item.mode.toCanonical()).arg(item.batchSize)
         : item.mode.toCanonical();
     Q_EMIT message(QStringLiteral("%1: %2 failed: %3").arg(worker.device.target, what, reason));
-    if (Status stored =
-            m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target, output);
-        stored) {
+    const Status stored = writeToStore(QStringLiteral("the failure of %1").arg(what), [&] {
+        return m_sweeps.recordFailed(m_sweepId, item.position, reason, worker.device.target,
+                                     output);
+    });
+    if (!stored && stored.errorKind() != ErrorKind::BadInput) {
+        stopForStore(worker, QStringLiteral("the failure of %1").arg(what), stored.error());
+        return;
+    }
+    if (stored) {
         item.state = SweepItem::State::Failed;
         item.reason = reason;
         item.output = output;
@@ -703,6 +741,11 @@ void SweepRunner::countFailure(const QString &reason)
                            .arg(m_failuresInARow)
                            .arg(reason);
     Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(m_stoppedBecause));
+    stopEveryWorker();
+}
+
+void SweepRunner::stopEveryWorker()
+{
     // As a cancel: the modes in flight on other devices stay pending, the sweep resumable.
     m_cancelled = true;
     wakeWaiting();
@@ -710,6 +753,47 @@ void SweepRunner::countFailure(const QString &reason)
         if (worker->streaming && worker->client)
             worker->client->stop(worker->streaming);
     }
+}
+
+template<typename Write>
+auto SweepRunner::writeToStore(const QString &what, Write write) -> decltype(write())
+{
+    auto result = write();
+    int delayMs = m_options.storeRetryDelayMs;
+    for (int attempt = 2;
+         !result && result.errorKind() != ErrorKind::BadInput && attempt <= m_options.storeAttempts;
+         ++attempt) {
+        Q_EMIT message(QStringLiteral("sweep %1: storing %2 failed: %3; trying again in %4 s "
+                                      "(%5 of %6)")
+                           .arg(m_sweepId)
+                           .arg(what, result.error())
+                           .arg(delayMs / 1000.0)
+                           .arg(attempt)
+                           .arg(m_options.storeAttempts));
+        QThread::msleep(std::max(0, delayMs));
+        delayMs *= 2;
+        result = write();
+    }
+    return result;
+}
+
+void SweepRunner::noteStoreFailure(const QString &error)
+{
+    if (m_storeFailure.isEmpty())
+        m_storeFailure = QStringLiteral("store write failed: %1").arg(error);
+}
+
+void SweepRunner::stopForStore(Worker &worker, const QString &what, const QString &error)
+{
+    noteStoreFailure(error);
+    Q_EMIT message(QStringLiteral("sweep %1: %2 could not be stored (%3); the mode stays pending "
+                                  "and the sweep stops, interrupted")
+                       .arg(m_sweepId)
+                       .arg(what, error));
+    requeueCurrent(worker);  // pending in the store too: measured again on resume
+    stopEveryWorker();
+    emitProgress(worker);
+    next(worker);  // retires it
 }
 
 void SweepRunner::requeueCurrent(Worker &worker)
@@ -761,9 +845,12 @@ int SweepRunner::appendChosenModes()
     }
     if (more->isEmpty())
         return 0;  // converged: the plan is complete
-    Expected<QVector<SweepItem>> added =
-        m_sweeps.appendItems(m_sweepId, *more, m_record.plan.repeats);
+    Expected<QVector<SweepItem>> added = writeToStore(QStringLiteral("the modes chosen next"), [&] {
+        return m_sweeps.appendItems(m_sweepId, *more, m_record.plan.repeats);
+    });
     if (!added) {
+        // The plan is not complete: it could not grow.
+        noteStoreFailure(added.error());
         Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(added.error()));
         return 0;
     }
@@ -829,25 +916,45 @@ void SweepRunner::maybeFinish()
             return;
     }
     m_finished = true;
-    const int pending = int(m_queue.size());
-    const bool complete = pending == 0;
+    // What the store holds decides: a mode whose result could not be written is pending there,
+    // whatever this run's queue says.
+    int done = m_done;
+    int failed = m_failed;
+    int pending = int(m_queue.size());
+    if (const Expected<SweepRecord> stored = m_sweeps.load(m_sweepId); stored) {
+        done = stored->count(SweepItem::State::Done);
+        failed = stored->count(SweepItem::State::Failed);
+        pending = stored->count(SweepItem::State::Pending);
+    } else {
+        noteStoreFailure(QStringLiteral("reading the sweep back: %1").arg(stored.error()));
+    }
+    bool complete = pending == 0 && m_storeFailure.isEmpty();
     const bool stopped = !m_stoppedBecause.isEmpty() && !complete;
     const SweepState state = complete ? SweepState::Done
+        : !m_storeFailure.isEmpty()   ? SweepState::Interrupted
         : stopped                     ? SweepState::Paused
                                       : SweepState::Interrupted;
-    if (const Status marked = m_sweeps.setState(m_sweepId, state); !marked)
-        Q_EMIT message(QStringLiteral("sweep %1: %2").arg(m_sweepId).arg(marked.error()));
     // After the counts: the planned reboots, and why the sweep stopped early.
     QString after = m_plannedReboots
         ? QStringLiteral(", %1 planned reboot(s) to raise clocks").arg(m_plannedReboots)
         : QString();
-    if (stopped)
+    if (stopped && m_storeFailure.isEmpty())
         after += QStringLiteral("; %1").arg(m_stoppedBecause);
+    if (!m_storeFailure.isEmpty())
+        after += QStringLiteral("; interrupted (%1)").arg(m_storeFailure);
+    if (const Status marked = writeToStore(QStringLiteral("the sweep's state"),
+                                           [&] { return m_sweeps.setState(m_sweepId, state); });
+        !marked) {
+        complete = false;
+        after += QStringLiteral("; the store could not mark it %1 (%2), it reads as running "
+                                "until resumed")
+                     .arg(sweepStateText(state), marked.error());
+    }
     Q_EMIT finished(complete,
                     QStringLiteral("sweep %1: %2 measured, %3 failed, %4 still pending%5")
                         .arg(m_sweepId)
-                        .arg(m_done)
-                        .arg(m_failed)
+                        .arg(done)
+                        .arg(failed)
                         .arg(pending)
                         .arg(after));
 }

@@ -72,6 +72,12 @@ public:
         // Failed modes in a row (a success resets the count) before the sweep stops, resumable
         // (Paused); 0: never. A workload that cannot run fails every mode the same way.
         int stopAfterFailures = 3;
+        // A store write that fails (the store locked past its busy timeout, a full disk, an I/O
+        // error) is tried this many times in all, waiting storeRetryDelayMs before the second
+        // try and twice as long before each next; then the sweep stops, interrupted, and the mode
+        // stays pending (measured again on resume).
+        int storeAttempts = 3;
+        int storeRetryDelayMs = 500;
     };
 
     SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
@@ -101,6 +107,9 @@ public:
     double overheadPerModeSeconds() const;
     // Reboots asked of decreasing-only devices to raise clocks, in this run.
     int plannedReboots() const { return m_plannedReboots; }
+    // Why the sweep stopped interrupted because the store could not be written ("store write
+    // failed: database is locked"); empty when it never failed.
+    const QString &storeFailure() const { return m_storeFailure; }
 
 Q_SIGNALS:
     void progress(const ptwb::SweepProgress &progress);
@@ -111,6 +120,8 @@ Q_SIGNALS:
     // A planned item was recorded: done with its stored measurement, or failed (item.reason).
     void itemRecorded(const ptwb::SweepItem &item, const ptwb::Measurement &measurement);
     void message(const QString &text);
+    // `complete`: the store holds no pending item of the sweep and marks it done. Otherwise the
+    // summary says how many stay pending, and why (a store that could not be written).
     void finished(bool complete, const QString &summary);
 
 private:
@@ -151,6 +162,15 @@ private:
     // A dropped or silent connection: true when the reply is that (handled by reconnecting).
     bool connectionTrouble(Worker &worker, const DeviceReply &reply);
     void requeueCurrent(Worker &worker);
+    // A store write, tried Options::storeAttempts times (it blocks while it waits, as SQLite's
+    // own busy wait does). A refusal (ErrorKind::BadInput: the item is not pending any more) is
+    // not tried again.
+    template<typename Write>
+    auto writeToStore(const QString &what, Write write) -> decltype(write());
+    // The store could not be written: the worker's mode stays pending and the sweep stops.
+    void stopForStore(Worker &worker, const QString &what, const QString &error);
+    void noteStoreFailure(const QString &error);
+    void stopEveryWorker();
     void retire(Worker &worker, const QString &why);
     void emitProgress(const Worker &worker);
     double remainingSeconds(double elapsed) const;
@@ -181,6 +201,8 @@ private:
     int m_plannedReboots = 0;
     int m_failuresInARow = 0;
     QString m_stoppedBecause;  // set when failures in a row stopped the sweep
+    QString m_storeFailure;  // set when a store write failed for good
+    PlausibleRanges m_ranges;  // of the sweep's device kind: replies outside are refused
     bool m_cancelled = false;
     bool m_finished = false;
 };

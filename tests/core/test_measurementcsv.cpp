@@ -124,6 +124,26 @@ private Q_SLOTS:
         QTest::newRow("negative power")
             << kHeader + "2,268800,1300500000,204000000,5,-1\n"
             << "m.csv:2: column 'observed_power': '-1' must be a positive power in watts";
+        // Finite, positive and absurd (issue 21, finding 8): one such row stretched Explore's
+        // axis to 1e300. Refused with the value and the device's plausible range.
+        QTest::newRow("time 1e300")
+            << kHeader + kRow1 + "2,268800,1300500000,204000000,1e300,6\n"
+            << "m.csv:3: column 'observed_time': 1e+300 ms, expected 0.001 to 3.6e+06 ms on "
+               "orin-agx";
+        QTest::newRow("power 1e300")
+            << kHeader + "2,268800,1300500000,204000000,5,1e300\n"
+            << "m.csv:2: column 'observed_power': 1e+300 W, expected 0.1 to 150 W on orin-agx";
+        QTest::newRow("power above the module's")
+            << kHeader + "2,268800,1300500000,204000000,5,900\n"
+            << "m.csv:2: column 'observed_power': 900 W, expected 0.1 to 150 W on orin-agx";
+        QTest::newRow("time below a microsecond")
+            << kHeader + "2,268800,1300500000,204000000,1e-9,6\n"
+            << "m.csv:2: column 'observed_time': 1e-09 ms, expected 0.001 to 3.6e+06 ms on "
+               "orin-agx";
+        QTest::newRow("inf time")
+            << kHeader + "2,268800,1300500000,204000000,inf,6\n"
+            << "m.csv:2: column 'observed_time': 'inf' is not a number; expected a time in "
+               "milliseconds";
         QTest::newRow("frequency not on device")
             << kHeader + kRow1 + kRow2 + "12,2201600,1300000000,3199000000,5,6\n"
             << "m.csv:4: column 'gpu': 1300000000 Hz is not a GPU frequency of orin-agx; "
@@ -174,9 +194,11 @@ private Q_SLOTS:
 
     void writeParsesBackExactly()
     {
-        // Values that print badly with a fixed precision must still come back bit for bit.
+        // Values that print badly with a fixed precision must still come back bit for bit (the
+        // smallest and largest within the plausible minibatch times, docs/data-format.md).
         QVector<Measurement> rows;
-        const double times[] = {0.1 + 0.2, 1e-7, 123456789.123456789, 1105.0670776367188, 20.0};
+        const double times[] = {0.1 + 0.2, 0.0012345678912345678, 3599999.123456789,
+                                1105.0670776367188, 20.0};
         const ModeSpace space = orin();
         for (int i = 0; i < 5; ++i) {
             Measurement m;
@@ -297,6 +319,10 @@ private Q_SLOTS:
                           "2,268800,1300500000,204000000,600,17.5,hot\n")
             << "b.csv:2: column 'peak_power': 'hot' is not a number; expected a peak power in "
                "watts";
+        QTest::newRow("peak 1e300")
+            << QByteArray("cores,cpu,gpu,mem,observed_time,observed_power,peak_power\n"
+                          "2,268800,1300500000,204000000,600,17.5,1e300\n")
+            << "b.csv:2: column 'peak_power': 1e+300 W, expected 0.1 to 150 W on orin-agx";
         QTest::newRow("both batches")
             << QByteArray("cores,cpu,gpu,mem,observed_time,bs,observed_power,batch_size\n"
                           "2,268800,1300500000,204000000,600,4,17.5,16\n")
