@@ -4,6 +4,7 @@
 #include "accuracystudy.h"
 #include "modelworkflow.h"
 #include "modes/devicespec.h"
+#include "plaintext.h"
 #include "viewactions.h"
 #include "viewexport.h"
 
@@ -71,7 +72,7 @@ AccuracyStudyDialog::AccuracyStudyDialog(QWidget *parent)
     , m_runButton(new QPushButton(tr("&Run study"), this))
     , m_cancelButton(new QPushButton(tr("Cancel"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(new QLabel(this))
+    , m_status(plainLabel(this))
     , m_charts(new QWidget(this))
     , m_timeChart(new AccuracyChart(AccuracyChart::Quantity::Time, m_charts))
     , m_powerChart(new AccuracyChart(AccuracyChart::Quantity::Power, m_charts))

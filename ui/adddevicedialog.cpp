@@ -1,5 +1,7 @@
 #include "adddevicedialog.h"
 
+#include "plaintext.h"
+
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -20,7 +22,7 @@ AddDeviceDialog::AddDeviceDialog(const QVector<DeviceEntry> &existing, QWidget *
     , m_port(new QLineEdit(QStringLiteral("22"), this))
     , m_user(new QLineEdit(this))
     , m_keyFile(new QLineEdit(this))
-    , m_error(new QLabel(this))
+    , m_error(plainLabel(this))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
     setWindowTitle(tr("Add device"));

@@ -4,6 +4,7 @@
 #include "batchchart.h"
 #include "batchcontrols.h"
 #include "optimize/paretofront.h"
+#include "plaintext.h"
 #include "store/convergencestore.h"
 #include "store/store.h"
 
@@ -228,7 +229,7 @@ void BatchExplorer::loadList()
         },
         [this](const Expected<QVector<Choice>> &choices) {
             if (!choices) {
-                showNoSpace(tr("Cannot read the store"), choices.error());
+                showNoSpace(tr("Cannot read the store"), choices.error().toHtmlEscaped());
                 Q_EMIT failed(choices.error());
                 return;
             }
@@ -254,9 +255,9 @@ void BatchExplorer::showList(const QVector<Choice> &choices)
                 model->item(i)->setEnabled(false);
             m_workloads->setItemData(
                 i,
-                tr("No samples-to-accuracy relation for %1: store one with ptwb convergence "
-                   "--workload %1 --import FILE|--simulate")
-                    .arg(c.workload),
+                plainTip(tr("No samples-to-accuracy relation for %1: store one with ptwb "
+                            "convergence --workload %1 --import FILE|--simulate")
+                             .arg(c.workload)),
                 Qt::ToolTipRole);
             continue;
         }

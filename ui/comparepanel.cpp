@@ -6,6 +6,7 @@
 #include "jobprogress.h"
 #include "modelworkflow.h"
 #include "optimize/storedevaluation.h"
+#include "plaintext.h"
 #include "store/store.h"
 #include "strategybarchart.h"
 #include "strategyboxchart.h"
@@ -94,7 +95,7 @@ ComparePanel::ComparePanel(QWidget *parent)
     , m_exportButton(new QPushButton(tr("Export CSV…"), this))
     , m_chartsButton(new QPushButton(tr("Export charts…"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(new QLabel(this))
+    , m_status(plainLabel(this))
     , m_penaltyChart(new StrategyBoxChart(tr("Time penalty against the optimal pick"),
                                           tr("% slower"), chartColors::time, this))
     , m_excessChart(new StrategyBoxChart(tr("Power above the budget"), tr("W over the budget"),

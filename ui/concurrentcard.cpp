@@ -1,6 +1,7 @@
 #include "concurrentcard.h"
 
 #include "optimize/tradeoffspace.h"
+#include "plaintext.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -25,7 +26,7 @@ ConcurrentCard::ConcurrentCard(QWidget *parent)
     , m_mode(new QLabel(this))
     , m_numbers(new QLabel(this))
     , m_source(new QLabel(this))
-    , m_applyStatus(new QLabel(this))
+    , m_applyStatus(plainLabel(this))
     , m_apply(new QPushButton(tr("&Apply mode to device…"), this))
     , m_cancelApply(new QPushButton(tr("Cancel"), this))
     , m_keepNow(new QPushButton(tr("Keep now"), this))

@@ -291,7 +291,7 @@ void ConcurrentExplorer::loadSpace()
         },
         [this](const Expected<std::shared_ptr<const ConcurrentSpace>> &space) {
             if (!space) {
-                showNoSpace(tr("Cannot combine these workloads"), space.error());
+                showNoSpace(tr("Cannot combine these workloads"), space.error().toHtmlEscaped());
                 Q_EMIT failed(space.error());
                 return;
             }

@@ -2,6 +2,7 @@
 
 #include "deviceclient.h"
 #include "devicemonitor.h"
+#include "plaintext.h"
 #include "sparkline.h"
 #include "transport.h"
 
@@ -19,7 +20,7 @@ constexpr int kSparklineSeconds = 120;
 
 QLabel *valueLabel(const QString &objectName, QWidget *parent)
 {
-    auto *label = new QLabel(parent);
+    QLabel *label = plainLabel(parent);  // device text: never read as HTML
     label->setObjectName(objectName);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setWordWrap(true);
@@ -46,8 +47,8 @@ QColor stateColour(DeviceDetailsView::State state)
 DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     : QWidget(parent)
     , m_monitor(new DeviceMonitor(this))
-    , m_title(new QLabel(this))
-    , m_target(new QLabel(this))
+    , m_title(plainLabel(this))
+    , m_target(plainLabel(this))
     , m_simulatedBadge(new QLabel(tr("SIMULATED"), this))
     , m_stateDot(new QLabel(QStringLiteral("●"), this))
     , m_stateText(valueLabel(QStringLiteral("deviceState"), this))

@@ -1,5 +1,7 @@
 #include "devicemonitor.h"
 
+#include <cmath>
+
 #include "deviceclient.h"
 
 namespace ptwb::ui {
@@ -67,8 +69,14 @@ void DeviceMonitor::tick()
     m_sample = m_client->samplePower(100, 1);
     connect(m_sample, &DeviceCall::eventReceived, this,
             [this](const QString &kind, const QJsonObject &event) {
-                if (kind == QLatin1String("power"))
-                    Q_EMIT powerSampled(event.value(QLatin1String("total_w")).toDouble());
+                if (kind != QLatin1String("power"))
+                    return;
+                // A device's number: one that is no power reading (a string, NaN, infinite,
+                // negative, 1e300) is dropped, not plotted.
+                const QJsonValue watts = event.value(QLatin1String("total_w"));
+                if (watts.isDouble() && std::isfinite(watts.toDouble()) && watts.toDouble() >= 0 &&
+                    watts.toDouble() <= kMaxPlottedWatts)
+                    Q_EMIT powerSampled(watts.toDouble());
             });
 }
 

@@ -27,6 +27,8 @@ class DeviceMonitor : public QObject
 
 public:
     static constexpr int kIntervalMs = 500;
+    // Above any device's total power: a sample beyond it is no reading and is not plotted.
+    static constexpr double kMaxPlottedWatts = 1e5;
     static constexpr int kModeEveryTicks = 10;  // the mode is read every 5 s
 
     explicit DeviceMonitor(QObject *parent = nullptr);

@@ -4,6 +4,7 @@
 #include "devicesearch.h"
 #include "optimize/gridsearches.h"
 #include "optimize/transfersearch.h"
+#include "plaintext.h"
 #include "store/store.h"
 #include "util/printable.h"
 
@@ -119,6 +120,7 @@ void DeviceSearchBar::askToStart(const QString &workload, const QString &deviceN
             .arg(m_session->device().name, goal.goalText(), goal.strategy,
                  most > 0 ? tr(" (at most %1)").arg(most) : tr(" (about 11)"), workload),
         QMessageBox::Yes | QMessageBox::Cancel, this);
+    makePlain(m_confirm);  // device and workload names are text
     m_confirm->setObjectName(QStringLiteral("searchConfirmBox"));
     m_confirm->setDefaultButton(QMessageBox::Yes);
     m_confirm->setAttribute(Qt::WA_DeleteOnClose);

@@ -2,6 +2,9 @@
 
 #include "backgroundtasks.h"
 #include "devicesetup.h"
+#include "plaintext.h"
+#include "prompts.h"
+#include "sshanswerdialog.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -11,6 +14,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
+
+#include <memory>
 
 namespace ptwb::ui {
 
@@ -43,7 +48,7 @@ DeviceSetupDialog::DeviceSetupDialog(const QString &target, const QString &name,
     , m_tasks(new BackgroundTasks(this))
     , m_password(new QLineEdit(this))
     , m_busy(new QProgressBar(this))
-    , m_status(new QLabel(this))
+    , m_status(plainLabel(this))
     , m_report(new QPlainTextEdit(this))
     , m_setUp(new QPushButton(tr("&Set up"), this))
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Close, this))
@@ -121,14 +126,17 @@ void DeviceSetupDialog::startSetup()
         m_password->setFocus();
         return;
     }
-    QByteArray password = m_password->text().toUtf8();
-    m_password->clear();  // the field does not keep it while the setup runs
+    // The field's copy is overwritten and emptied at once; the UTF-8 bytes are held by the one
+    // holder the task takes them from, and wiped there (setupHelper) or when it goes unrun.
+    QString typed = takeSecret(m_password);
+    auto password = std::make_shared<SecretBytes>(typed.toUtf8());
+    wipeSecret(typed);
     m_report->clear();
     showRunning(true);
     m_tasks->run(
         QStringLiteral("setup"),
-        [target = m_target, options = m_options, password](const TaskContext &) mutable {
-            return workflows::setupHelper(target, options, std::move(password));
+        [target = m_target, options = m_options, password](const TaskContext &) {
+            return workflows::setupHelper(target, options, password->take());
         },
         [this](const Expected<HelperSetup::Report> &result) {
             bool ok = false;
@@ -138,7 +146,6 @@ void DeviceSetupDialog::startSetup()
                                  : tr("The setup failed: see below."));
             Q_EMIT finished(ok);
         });
-    password.fill('\0');
 }
 
 void DeviceSetupDialog::showRunning(bool running)

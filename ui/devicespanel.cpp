@@ -5,6 +5,7 @@
 #include "devicedetails.h"
 #include "devicesetupdialog.h"
 #include "devicetransports.h"
+#include "plaintext.h"
 
 #include <QAction>
 #include <QApplication>
@@ -104,7 +105,7 @@ DevicesPanel::DevicesPanel(QWidget *parent)
     , m_entries(DeviceList::load())
     , m_list(new QListWidget(this))
     , m_details(new DeviceDetailsView(this))
-    , m_undoText(new QLabel(this))
+    , m_undoText(plainLabel(this))
     , m_undoButton(new QPushButton(tr("&Undo"), this))
 {
     setObjectName(QStringLiteral("devicesPanel"));
@@ -218,7 +219,7 @@ void DevicesPanel::rebuildList(const QString &selectTarget)
             tip << tr("A simulated Jetson on this computer; its numbers are not measurements.");
         if (!entry.keyFile.isEmpty())
             tip << tr("Key file: %1").arg(entry.keyFile);
-        item->setToolTip(tip.join(QLatin1Char('\n')));
+        item->setToolTip(plainTip(tip.join(QLatin1Char('\n'))));
     }
     const int selected = indexOfTarget(selectTarget);
     m_list->setCurrentRow(selected >= 0 ? selected : 0);

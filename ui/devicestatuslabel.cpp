@@ -1,6 +1,7 @@
 #include "devicestatuslabel.h"
 
 #include "deviceclient.h"
+#include "plaintext.h"
 #include "transport.h"
 
 namespace ptwb::ui {
@@ -9,6 +10,7 @@ DeviceStatusLabel::DeviceStatusLabel(QWidget *parent)
     : QLabel(parent)
 {
     setObjectName(QStringLiteral("deviceStatus"));
+    setTextFormat(Qt::PlainText);  // the transport, the model and the reason come from outside
     setClient(nullptr);
 }
 
@@ -49,7 +51,7 @@ void DeviceStatusLabel::showReady(const DeviceInfo &info)
     if (info.simulated)
         tip.prepend(tr("A simulated Jetson: the real agent on a fake kernel, with times and power "
                        "from a performance model (docs/simulator.md)."));
-    setToolTip(tip.join(QLatin1Char('\n')));
+    setToolTip(plainTip(tip.join(QLatin1Char('\n'))));
 }
 
 void DeviceStatusLabel::showGone(const QString &reason)

@@ -1,6 +1,7 @@
 #include "devicetablesview.h"
 
 #include "modes/modespace.h"
+#include "plaintext.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -104,13 +105,13 @@ void DeviceTablesView::showDevice(const QString &id)
 {
     const Expected<DeviceSpec> spec = DeviceSpec::builtin(id);
     if (!spec) {
-        m_summary->setText(spec.error());
+        m_summary->setText(escaped(spec.error()));
         return;
     }
     const ModeSpace space(*spec);
     m_summary->setText(tr("<b>%1</b>: %2 power modes = %3 core counts x %4 CPU x %5 GPU x %6 "
                           "memory frequencies. Power rails: %7.")
-                           .arg(spec->name())
+                           .arg(escaped(spec->name()))
                            .arg(QLocale().toString(space.size()))
                            .arg(spec->values(Dimension::Cores).size())
                            .arg(spec->values(Dimension::Cpu).size())

@@ -36,6 +36,12 @@ private:
 
 namespace {
 
+bool onGuiThread()
+{
+    const QCoreApplication *app = QCoreApplication::instance();
+    return app && QThread::currentThread() == app->thread();
+}
+
 // Calls the reply at most once; shared by a dialog's finished and destroyed handlers.
 struct ReplyOnce
 {
@@ -53,6 +59,7 @@ struct ReplyOnce
 
 QDialog *SshPromptDialogs::hostKeyQuestion(const SshPromptRequest &request, QWidget *parent)
 {
+    Q_ASSERT(onGuiThread());
     auto *box = new QMessageBox(
         QMessageBox::Question, QObject::tr("Unknown device"),
         QObject::tr("<p>This is the first connection to <b>%1:%2</b>.</p>"
@@ -72,6 +79,7 @@ QDialog *SshPromptDialogs::hostKeyQuestion(const SshPromptRequest &request, QWid
 
 QDialog *SshPromptDialogs::textQuestion(const SshPromptRequest &request, QWidget *parent)
 {
+    Q_ASSERT(onGuiThread());
     using Kind = SshPromptRequest::Kind;
     switch (request.kind) {
     case Kind::Passphrase:
@@ -93,8 +101,17 @@ QDialog *SshPromptDialogs::textQuestion(const SshPromptRequest &request, QWidget
 
 void SshPromptDialogs::show(const SshPromptRequest &request, SshPrompts::Reply reply)
 {
-    Q_ASSERT(QThread::currentThread() == QCoreApplication::instance()->thread());
     auto once = std::make_shared<ReplyOnce>(ReplyOnce {std::move(reply)});
+    // Widgets are the GUI thread's alone (built elsewhere, Qt warns of a parent in another
+    // thread and may crash). This object is moved there when made; checked in every build, not
+    // only where Q_ASSERT is on, since a dialog off that thread is no question to answer.
+    if (!onGuiThread()) {
+        qCritical("ptwb: an SSH question reached a thread other than the GUI's; not shown");
+        SshPromptAnswer none;
+        none.note = QObject::tr("the question could not be shown (not on the window's thread)");
+        (*once)(std::move(none));
+        return;
+    }
     if (!m_window) {
         SshPromptAnswer none;
         none.note = QObject::tr("the window that would have asked was closed");
@@ -115,7 +132,7 @@ void SshPromptDialogs::show(const SshPromptRequest &request, SshPrompts::Reply r
             answer.given = r == QMessageBox::Yes;
         } else if (r == QDialog::Accepted) {
             answer.given = true;
-            answer.texts = static_cast<SshAnswerDialog *>(dialog)->answers();
+            answer.texts = static_cast<SshAnswerDialog *>(dialog)->takeAnswers();
         }
         (*once)(std::move(answer));
     });
@@ -169,7 +186,7 @@ void DialogSshPrompts::cancel(quint64 id)
 
 QDialog *DialogSshPrompts::dialogFor(quint64 id) const
 {
-    return m_dialogs->dialogFor(id);
+    return onGuiThread() ? m_dialogs->dialogFor(id) : nullptr;
 }
 
 }  // namespace ptwb::ui

@@ -7,6 +7,7 @@
 #include "concurrentexplorer.h"
 #include "concurrentverifydialog.h"
 #include "devicesearchbar.h"
+#include "plaintext.h"
 #include "recommendationcard.h"
 #include "store/store.h"
 #include "tradeoffchart.h"
@@ -438,7 +439,7 @@ void ExplorePanel::showSpace()
     m_source->setText(
         s.hasPredictions()
             ? tr("<b>%1</b>: %2 modes, %3 profiled, the rest predicted by model %4")
-                  .arg(s.device())
+                  .arg(escaped(s.device()))
                   .arg(s.size())
                   .arg(s.observedCount())
                   .arg(s.modelId())
@@ -606,6 +607,7 @@ void ExplorePanel::askToApply(const PowerMode &mode, bool concurrent)
             .arg(mode.toShort(), mode.toCanonical(), m_applyDevice.name)
             .arg(m_applyOptions.keepAfterSeconds),
         QMessageBox::Yes | QMessageBox::Cancel, this);
+    makePlain(m_confirm);  // the device's name is the person's text
     m_confirm->setObjectName(QStringLiteral("applyConfirmBox"));
     m_confirm->setDefaultButton(QMessageBox::Yes);
     m_confirm->setAttribute(Qt::WA_DeleteOnClose);
@@ -676,6 +678,7 @@ void ExplorePanel::askToApplyByReboot(const PowerMode &mode)
            "to its current mode by itself.")
             .arg(m_applyDevice.name, mode.toShort()),
         QMessageBox::Yes | QMessageBox::Cancel, this);
+    makePlain(m_confirm);
     m_confirm->setObjectName(QStringLiteral("applyByRebootBox"));
     m_confirm->button(QMessageBox::Yes)->setText(tr("&Reboot and apply"));
     m_confirm->setDefaultButton(QMessageBox::Cancel);  // a reboot is not undone by Enter

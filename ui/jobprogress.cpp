@@ -1,5 +1,7 @@
 #include "jobprogress.h"
 
+#include "plaintext.h"
+
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -16,6 +18,7 @@ JobProgress::JobProgress(QProgressBar *bar, QPushButton *cancel, QLabel *status)
     m_bar->setRange(0, kSteps);
     m_bar->setTextVisible(true);
     m_status->setWordWrap(true);
+    makePlain(m_status);  // job messages carry file, workload and device text
 }
 
 void JobProgress::begin(const QString &what)

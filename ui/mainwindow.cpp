@@ -12,6 +12,7 @@
 #include "importdialog.h"
 #include "measurementsview.h"
 #include "modelspanel.h"
+#include "plaintext.h"
 #include "storesession.h"
 #include "sweeppanel.h"
 #include "tradeoffchart.h"
@@ -62,7 +63,7 @@ MainWindow::MainWindow(StoreSession *session, QWidget *parent)
     , m_deviceStatus(new DeviceStatusLabel(this))
     , m_connection(new DeviceConnection(this))
     , m_firstRun(new FirstRunGuide(m_explore, m_models, this))
-    , m_dbStatus(new QLabel(this))
+    , m_dbStatus(plainLabel(this))
     , m_progress(new QProgressBar(this))
     , m_normalFont(QApplication::font())
 {
@@ -499,6 +500,7 @@ void MainWindow::showError(const QString &message)
     // open(), not exec(): the window keeps rendering, and nothing waits on a nested loop.
     auto *box = new QMessageBox(QMessageBox::Warning, tr("PowerTrain Workbench"), message,
                                 QMessageBox::Ok, this);
+    makePlain(box);  // error texts quote devices, files and the store
     box->setObjectName(QStringLiteral("errorBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();

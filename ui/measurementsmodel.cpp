@@ -1,5 +1,7 @@
 #include "measurementsmodel.h"
 
+#include "plaintext.h"
+
 namespace ptwb::ui {
 
 void MeasurementsModel::setMeasurements(const QVector<Measurement> &rows)
@@ -29,9 +31,10 @@ QVariant MeasurementsModel::data(const QModelIndex &index, int role) const
                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     }
     if (role == Qt::ToolTipRole && index.column() == Source)
-        return QStringLiteral("Measured %1%2")
-            .arg(m.measuredAt,
-                 m.bootId.isEmpty() ? QString() : QStringLiteral(", boot %1").arg(m.bootId));
+        return plainTip(
+            QStringLiteral("Measured %1%2")
+                .arg(m.measuredAt,
+                     m.bootId.isEmpty() ? QString() : QStringLiteral(", boot %1").arg(m.bootId)));
     // The sort role gives numbers, so sorting is numeric rather than by text.
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort)

@@ -6,6 +6,7 @@
 #include "lossplot.h"
 #include "modelworkflow.h"
 #include "modes/devicespec.h"
+#include "plaintext.h"
 #include "viewactions.h"
 
 #include <QAction>
@@ -75,13 +76,13 @@ ModelsPanel::ModelsPanel(QWidget *parent)
     , m_transferButton(new QPushButton(tr("Trans&fer"), this))
     , m_cancelButton(new QPushButton(tr("Cancel"), this))
     , m_progress(new QProgressBar(this))
-    , m_status(new QLabel(this))
+    , m_status(plainLabel(this))
     , m_crossDevice(new QLabel(this))
     , m_timeLoss(new LossPlot(tr("Time model loss"), this))
     , m_powerLoss(new LossPlot(tr("Power model loss"), this))
     , m_timeFit(new FitPlot(tr("Time"), tr("ms"), true, this))
     , m_powerFit(new FitPlot(tr("Power"), tr("W"), false, this))
-    , m_fitSummary(new QLabel(this))
+    , m_fitSummary(plainLabel(this))
     , m_trainAction(new QAction(tr("Train reference model"), this))
     , m_transferAction(new QAction(tr("Transfer"), this))
     , m_cancelAction(new QAction(tr("Cancel training"), this))
@@ -348,8 +349,8 @@ void ModelsPanel::fillReferences(const QVector<ModelRecord> &all, const QVariant
             if (!same) {
                 m_referenceModel->setItemData(
                     m_referenceModel->count() - 1,
-                    tr("Trained on %1: the transfer adapts it across device kinds")
-                        .arg(deviceName(m.deviceKind)),
+                    plainTip(tr("Trained on %1: the transfer adapts it across device kinds")
+                                 .arg(deviceName(m.deviceKind))),
                     Qt::ToolTipRole);
             }
             m_referenceKinds.insert(m.id, m.deviceKind);

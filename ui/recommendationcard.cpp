@@ -1,5 +1,7 @@
 #include "recommendationcard.h"
 
+#include "plaintext.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -69,7 +71,7 @@ RecommendationCard::RecommendationCard(QWidget *parent)
     , m_numbers(new QLabel(this))
     , m_gains(new QLabel(this))
     , m_presets(new QLabel(this))
-    , m_applyStatus(new QLabel(this))
+    , m_applyStatus(plainLabel(this))
     , m_apply(new QPushButton(tr("&Apply to device…"), this))
     , m_cancelApply(new QPushButton(tr("Cancel"), this))
     , m_keepNow(new QPushButton(tr("Keep now"), this))

@@ -5,6 +5,7 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ptwb::ui {
 
@@ -64,6 +65,9 @@ void Sparkline::setPlaceholderText(const QString &text)
 
 void Sparkline::addSample(double value)
 {
+    // A value the scale cannot hold (NaN, infinite, 1e300) would make every point NaN.
+    if (!std::isfinite(value) || std::abs(value) > kMaxDrawable)
+        return;
     if (m_values.size() >= m_capacity)
         m_values.remove(0, m_values.size() - m_capacity + 1);
     m_values.append(value);

@@ -14,6 +14,9 @@ class Sparkline : public QWidget
     Q_OBJECT
 
 public:
+    // The largest magnitude plotted: beyond it a sample is dropped, so the scale stays finite.
+    static constexpr double kMaxDrawable = 1e12;
+
     explicit Sparkline(QWidget *parent = nullptr);
 
     // How many samples fit across (e.g. 240 for 2 minutes at 500 ms). Keeps the newest.

@@ -46,15 +46,23 @@ SshAnswerDialog::SshAnswerDialog(const QString &title, const QString &intro,
 
 SshAnswerDialog::~SshAnswerDialog()
 {
-    for (QLineEdit *field : std::as_const(m_fields))
-        field->clear();  // the secret does not stay in the widget once it is gone
+    takeAnswers();  // wiped: the secret does not stay in the widget, nor in freed memory
 }
 
-QStringList SshAnswerDialog::answers() const
+QString takeSecret(QLineEdit *field)
+{
+    QString shared = field->text();  // shares the field's own buffer
+    QString answer = ownCopy(shared);
+    wipeShared(shared);  // the field's buffer, overwritten in place
+    field->setText(QString());  // and its undo history dropped
+    return answer;
+}
+
+QStringList SshAnswerDialog::takeAnswers()
 {
     QStringList out;
-    for (const QLineEdit *field : m_fields)
-        out.append(field->text());
+    for (QLineEdit *field : std::as_const(m_fields))
+        out.append(takeSecret(field));
     return out;
 }
 

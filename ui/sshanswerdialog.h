@@ -21,12 +21,16 @@ public:
                     const QList<SshPromptRequest::Question> &questions, QWidget *parent);
     ~SshAnswerDialog() override;
 
-    // What was typed, one per question in order.
-    QStringList answers() const;
+    // What was typed, one per question in order, in memory of its own; the fields' own copies
+    // are overwritten and emptied, so the secrets stay only in what this returns.
+    QStringList takeAnswers();
     QList<QLineEdit *> fields() const { return m_fields; }
 
 private:
     QList<QLineEdit *> m_fields;
 };
+
+// A secret field's text in memory of its own; the field's copy is overwritten and emptied.
+QString takeSecret(QLineEdit *field);
 
 }  // namespace ptwb::ui

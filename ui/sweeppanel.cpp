@@ -3,6 +3,7 @@
 #include "backgroundtasks.h"
 #include "chartstyle.h"
 #include "modes/devicespec.h"
+#include "plaintext.h"
 #include "store/store.h"
 #include "sweepprogresstext.h"
 #include "sweepresultsmodel.h"
@@ -106,7 +107,7 @@ SweepPanel::SweepPanel(QWidget *parent)
     , m_tasks(new BackgroundTasks(this))
     , m_results(new SweepResultsModel(this))
 {
-    m_deviceLabel = new QLabel(tr("No device"), this);
+    m_deviceLabel = plainLabel(tr("No device"), this);
     QFont big = m_deviceLabel->font();
     big.setBold(true);
     m_deviceLabel->setFont(big);
@@ -349,7 +350,7 @@ QWidget *SweepPanel::buildProgressBox()
     m_progressBar->setRange(0, 1);
     m_progressBar->setValue(0);
     m_progressBar->setToolTip(tr("Modes measured or failed, of all planned"));
-    m_progressLabel = new QLabel(box);
+    m_progressLabel = plainLabel(box);
     m_progressLabel->setToolTip(tr("Time left comes from the workload's model when the store has "
                                    "one, else from the pace so far"));
     m_currentLabel = new QLabel(box);
@@ -523,7 +524,7 @@ void SweepPanel::loadWorkloads()
                 for (const Item &item : std::as_const(items)) {
                     m_workload->addItem(item.name);
                     const int i = m_workload->count() - 1;
-                    m_workload->setItemData(i, item.tip, Qt::ToolTipRole);
+                    m_workload->setItemData(i, plainTip(item.tip), Qt::ToolTipRole);
                     if (item.definition) {
                         m_workload->setItemData(i, true, kDefinitionRole);
                         m_workload->setItemData(i, item.minibatches, kMinibatchesRole);
@@ -753,7 +754,8 @@ void SweepPanel::onProgress(const SweepProgress &p)
     m_currentLabel->setText(
         mode ? tr("Measuring %1 · %2 W now").arg(what).arg(p.livePowerW, 0, 'f', 1)
              : tr("Between modes"));
-    m_currentLabel->setToolTip(mode ? tr("%1 on %2").arg(p.currentMode, p.target) : QString());
+    m_currentLabel->setToolTip(mode ? plainTip(tr("%1 on %2").arg(p.currentMode, p.target))
+                                    : QString());
 }
 
 void SweepPanel::onLive(const SweepLive &live)

@@ -6,13 +6,23 @@
 #include <QRandomGenerator>
 #include <QTimer>
 
+#include <cmath>
 #include <optional>
 
 namespace ptwb::ui {
 
 namespace {
 constexpr int kUpdateIntervalMs = 100;  // progress and live points reach the GUI this often
+// A sweep message carries device text (a reason, a protocol warning): this much of it is shown.
+constexpr int kMaxMessageChars = 2000;
+// A live point beyond this (or NaN, infinite) is no reading: not plotted.
+constexpr double kMaxLiveValue = 1e12;
+
+bool plottable(double value)
+{
+    return std::isfinite(value) && std::abs(value) <= kMaxLiveValue;
 }
+}  // namespace
 
 // The session's other half, on the sweep thread: owns the store connection and the runner.
 // Talks back only by posting functors to the session (nothing here waits for the GUI).
@@ -145,8 +155,11 @@ private:
                     m_itemJustRecorded = true;  // its progress follows at once
                     post([item, m](SweepSession &s) { Q_EMIT s.itemRecorded(item, m); });
                 });
+        // The latest message goes out with the next flush: a device sending a bad line after
+        // another queues one message at a time to the GUI thread, not one per line.
         connect(m_runner, &SweepRunner::message, this, [this](const QString &text) {
-            post([text](SweepSession &s) { Q_EMIT s.message(text); });
+            m_message = text.left(kMaxMessageChars);
+            m_messageDirty = true;
         });
         connect(m_runner, &SweepRunner::finished, this, &SweepWorker::onFinished);
         post([record = *record](SweepSession &s) {
@@ -177,10 +190,14 @@ private:
         }
         if (isPower) {
             m_lastPowerT = t;
-            m_live.powerW.append({t, event.value(QLatin1String("total_w")).toDouble()});
+            const double watts = event.value(QLatin1String("total_w")).toDouble();
+            if (plottable(t) && plottable(watts))
+                m_live.powerW.append({t, watts});
         } else if (isMinibatch) {
             m_lastIndex = index;
-            m_live.minibatchMs.append({double(index), event.value(QLatin1String("ms")).toDouble()});
+            const double ms = event.value(QLatin1String("ms")).toDouble();
+            if (plottable(ms))
+                m_live.minibatchMs.append({double(index), ms});
         }
         m_liveDirty = true;
     }
@@ -191,7 +208,9 @@ private:
             post([p = m_progress](SweepSession &s) { Q_EMIT s.progress(p); });
         if (m_liveDirty)
             post([live = m_live](SweepSession &s) { Q_EMIT s.live(live); });
-        m_progressDirty = m_liveDirty = false;
+        if (m_messageDirty)
+            post([text = m_message](SweepSession &s) { Q_EMIT s.message(text); });
+        m_progressDirty = m_liveDirty = m_messageDirty = false;
         m_live.restarted = false;
         m_live.minibatchMs.clear();
         m_live.powerW.clear();
@@ -225,6 +244,8 @@ private:
     bool m_itemJustRecorded = false;
     SweepLive m_live;
     bool m_liveDirty = false;
+    QString m_message;
+    bool m_messageDirty = false;
     QString m_liveTarget;
     PowerMode m_liveMode;
     double m_lastPowerT = -1;

@@ -1,6 +1,7 @@
 #include "viewexport.h"
 
 #include "backgroundtasks.h"
+#include "plaintext.h"
 
 #include <QAbstractItemView>
 #include <QFileDialog>
@@ -153,6 +154,7 @@ std::optional<SavedFile> chooseAndWriteCharts(QWidget *charts, const QString &su
     SavedFile saved {path, {}};
     if (!writeImage(charts, path, &saved.error) && saved.error.isEmpty())
         saved.error = QObject::tr("Could not write %1").arg(path);
+    makePlain(status);
     status->setText(saved.ok() ? QObject::tr("Saved %1").arg(path) : saved.error);
     status->setVisible(true);
     return saved;

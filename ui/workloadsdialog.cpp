@@ -1,6 +1,7 @@
 #include "workloadsdialog.h"
 
 #include "backgroundtasks.h"
+#include "plaintext.h"
 #include "store/store.h"
 #include "workloadeditor.h"
 #include "workloadtestpane.h"
@@ -326,15 +327,17 @@ void WorkloadsDialog::showEntries(const QVector<workflows::WorkloadEntry> &entri
         if (entry.builtin) {
             item->setText(tr("%1 (built-in)").arg(entry.name));
             item->setForeground(grey);
-            item->setToolTip(tr("%1: a built-in workload of the agent, read-only: it is the "
-                                "agent's own training loop, not a command you can change")
-                                 .arg(entry.name));
+            item->setToolTip(
+                plainTip(tr("%1: a built-in workload of the agent, read-only: it is the "
+                            "agent's own training loop, not a command you can change")
+                             .arg(entry.name)));
         } else if (entry.definition) {
             const WorkloadDefinition &d = *entry.definition;
             item->setText(entry.name);
-            item->setToolTip(tr("%1\nRuns: %2\nRecognises minibatches by %3\nFor: %4")
-                                 .arg(d.name, d.commandLine(), recogniserText(d),
-                                      d.deviceKind.isEmpty() ? tr("any device") : d.deviceKind));
+            item->setToolTip(
+                plainTip(tr("%1\nRuns: %2\nRecognises minibatches by %3\nFor: %4")
+                             .arg(d.name, d.commandLine(), recogniserText(d),
+                                  d.deviceKind.isEmpty() ? tr("any device") : d.deviceKind)));
         } else {
             item->setText(entry.name);
         }

@@ -1,9 +1,15 @@
 #include "terminalprompts.h"
 
+#include "util/printable.h"
+
 #include <QMutex>
 
+#include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
-#include <string>
+#include <cstring>
+#include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -13,37 +19,137 @@ namespace {
 
 QMutex terminal;  // one question at a time, whichever worker asks
 
+// The longest answer kept; the rest of a longer line is read and dropped.
+constexpr int kMaxAnswerBytes = 1024;
+// What of the server's texts (keyboard-interactive name, instruction, prompts) is printed.
+constexpr int kMaxShownChars = 500;
+constexpr int kMaxInstructionLines = 20;
+
 bool interactive()
 {
     return isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
 }
 
-// Reads one line from the terminal, without echo for secrets.
+// Text from the server or the user's files, printed so that it cannot steer the terminal.
+QString shown(const QString &text)
+{
+    return printable(text, kMaxShownChars);
+}
+
+void say(const QString &text)
+{
+    const QByteArray bytes = text.toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stderr);
+    std::fflush(stderr);
+}
+
+// While echo is off: the terminal's settings to put back when a signal ends the process, and
+// the signals' previous dispositions. Only async-signal-safe calls touch them in the handler.
+int echoFd = -1;
+termios echoSaved {};
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+struct sigaction previous[std::size(kSignals)];
+std::atomic<bool> interrupted {false};
+
+void restoreOnSignal(int signal)
+{
+    if (echoFd >= 0)
+        tcsetattr(echoFd, TCSANOW, &echoSaved);
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+        if (kSignals[i] == signal)
+            sigaction(signal, &previous[i], nullptr);
+    }
+    interrupted = true;
+    raise(signal);  // blocked until this handler returns, then what it would have done
+}
+
+// Echo off on `fd` until destroyed (or a signal ends the process: then restored first).
+class EchoOff
+{
+public:
+    explicit EchoOff(int fd)
+    {
+        termios saved {};
+        if (tcgetattr(fd, &saved) != 0)
+            return;
+        echoSaved = saved;
+        echoFd = fd;
+        struct sigaction action
+        {
+        };
+        action.sa_handler = restoreOnSignal;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = 0;  // no SA_RESTART: a handled signal ends the read
+        for (size_t i = 0; i < std::size(kSignals); ++i)
+            sigaction(kSignals[i], &action, &previous[i]);
+        termios quiet = saved;
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL);
+        tcsetattr(fd, TCSAFLUSH, &quiet);
+        m_fd = fd;
+    }
+    ~EchoOff()
+    {
+        if (m_fd < 0)
+            return;
+        tcsetattr(m_fd, TCSAFLUSH, &echoSaved);
+        for (size_t i = 0; i < std::size(kSignals); ++i)
+            sigaction(kSignals[i], &previous[i], nullptr);
+        echoFd = -1;
+    }
+    EchoOff(const EchoOff &) = delete;
+    EchoOff &operator=(const EchoOff &) = delete;
+
+private:
+    int m_fd = -1;
+};
+
+// Reads one line from `fd` with read(2) into a fixed buffer (no stdio buffer keeps a copy),
+// which is overwritten before it is released, whatever way the read ends.
+std::optional<QString> readLine(int fd)
+{
+    char buffer[kMaxAnswerBytes];
+    size_t length = 0;
+    bool ended = false;  // a newline
+    bool eof = false;
+    while (!ended) {
+        char c = 0;
+        const ssize_t got = ::read(fd, &c, 1);
+        if (got < 0 && errno == EINTR && !interrupted)
+            continue;
+        if (got <= 0) {
+            eof = true;
+            break;
+        }
+        if (c == '\n' || c == '\r')
+            ended = true;
+        else if (length < sizeof buffer)
+            buffer[length++] = c;
+        c = 0;
+    }
+    std::optional<QString> answer;
+    if (!interrupted && !(eof && length == 0))
+        answer = QString::fromLocal8Bit(buffer, qsizetype(length));
+    explicit_bzero(buffer, sizeof buffer);
+    return answer;
+}
+
+// Asks `question` on the terminal and reads one line, without echo for secrets.
 std::optional<QString> readAnswer(const QString &question, bool echo)
 {
     if (!interactive())
         return std::nullopt;
-    std::fprintf(stderr, "%s", question.toLocal8Bit().constData());
-    std::fflush(stderr);
-    termios saved {};
-    const bool hide = !echo && tcgetattr(STDIN_FILENO, &saved) == 0;
-    if (hide) {
-        termios quiet = saved;
-        quiet.c_lflag &= ~tcflag_t(ECHO);
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    interrupted = false;
+    if (echo) {
+        say(question);
+        return readLine(STDIN_FILENO);
     }
-    std::string line;
-    int c;
-    while ((c = std::fgetc(stdin)) != EOF && c != '\n')
-        line.push_back(char(c));
-    if (hide) {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
-        std::fprintf(stderr, "\n");
+    std::optional<QString> answer;
+    {
+        const EchoOff quiet(STDIN_FILENO);  // before the question: nothing typed is echoed
+        say(question);
+        answer = readLine(STDIN_FILENO);
     }
-    QString answer = QString::fromLocal8Bit(line.data(), qsizetype(line.size()));
-    std::fill(line.begin(), line.end(), '\0');
-    if (c == EOF && answer.isEmpty())
-        return std::nullopt;
+    say(QStringLiteral("\n"));
     return answer;
 }
 
@@ -59,16 +165,16 @@ bool TerminalPrompts::acceptUnknownHost(const QString &host, int port, const QSt
                                         const QString &sha256Fingerprint)
 {
     const QMutexLocker lock(&terminal);
-    const QString where = QStringLiteral("%1:%2").arg(host).arg(port);
+    const QString where = shown(QStringLiteral("%1:%2").arg(host).arg(port));
     if (m_acceptNewHostKey) {
-        std::fprintf(stderr, "ptwb: accepting the new host key of %s (%s %s) as asked\n",
-                     qPrintable(where), qPrintable(keyType), qPrintable(sha256Fingerprint));
+        say(QStringLiteral("ptwb: accepting the new host key of %1 (%2 %3) as asked\n")
+                .arg(where, shown(keyType), shown(sha256Fingerprint)));
         return true;
     }
     const std::optional<QString> answer = readAnswer(
         QStringLiteral("The authenticity of host '%1' can't be established.\n%2 key fingerprint "
                        "is %3.\nIs this the device you meant (yes/no)? ")
-            .arg(where, keyType, sha256Fingerprint),
+            .arg(where, shown(keyType), shown(sha256Fingerprint)),
         true);
     return answer && answer->trimmed().compare(QLatin1String("yes"), Qt::CaseInsensitive) == 0;
 }
@@ -86,13 +192,13 @@ QString TerminalPrompts::unconfirmedHostNote() const
 std::optional<QString> TerminalPrompts::passphrase(const QString &keyFile)
 {
     const QMutexLocker lock(&terminal);
-    return readAnswer(QStringLiteral("Passphrase for %1: ").arg(keyFile), false);
+    return readAnswer(QStringLiteral("Passphrase for %1: ").arg(shown(keyFile)), false);
 }
 
 std::optional<QString> TerminalPrompts::password(const QString &user, const QString &host)
 {
     const QMutexLocker lock(&terminal);
-    return readAnswer(QStringLiteral("%1@%2's password: ").arg(user, host), false);
+    return readAnswer(QStringLiteral("%1@%2's password: ").arg(shown(user), shown(host)), false);
 }
 
 std::optional<QStringList> TerminalPrompts::keyboardInteractive(const QString &name,
@@ -102,16 +208,23 @@ std::optional<QStringList> TerminalPrompts::keyboardInteractive(const QString &n
     const QMutexLocker lock(&terminal);
     if (!interactive())
         return std::nullopt;
-    if (!name.isEmpty() || !instruction.isEmpty())
-        std::fprintf(stderr, "%s\n%s\n", qPrintable(name), qPrintable(instruction));
-    QStringList answers;
-    for (const Question &question : questions) {
-        std::optional<QString> answer = readAnswer(question.text, question.echo);
-        if (!answer)
-            return std::nullopt;
-        answers.append(*answer);
+    // The server's name, instruction and prompts: control characters shown as '?', so none
+    // of them can write to the clipboard, retitle or erase what the terminal shows.
+    if (!name.isEmpty())
+        say(shown(name) + QLatin1Char('\n'));
+    const QStringList lines = instruction.split(QLatin1Char('\n'));
+    for (int i = 0; i < lines.size() && i < kMaxInstructionLines; ++i) {
+        if (!lines[i].isEmpty() || i + 1 < lines.size())
+            say(shown(lines[i]) + QLatin1Char('\n'));
     }
-    return answers;
+    SecretTexts answers;
+    for (const Question &question : questions) {
+        std::optional<QString> answer = readAnswer(shown(question.text), question.echo);
+        if (!answer)
+            return std::nullopt;  // what was answered so far is wiped with `answers`
+        answers.append(std::move(*answer));
+    }
+    return QStringList(std::move(answers));
 }
 
 }  // namespace ptwb::cli

@@ -1,13 +1,74 @@
 #pragma once
 
+#include <QByteArray>
 #include <QList>
 #include <QString>
 #include <QStringList>
 
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace ptwb {
+
+// Secrets (passwords, passphrases, keyboard-interactive answers) are overwritten in memory once
+// used, and again by whatever holds them when it goes (SecretTexts), so they do not linger in
+// freed memory. A QString or QByteArray shares its characters with its copies: these overwrite
+// only what nothing else shares, except wipeShared, whose caller knows every holder is done.
+
+// Overwrites the characters of `secret` (when no copy shares them) and empties it; the emptied
+// string keeps its buffer, zeroed, until it goes.
+void wipeSecret(QString &secret);
+void wipeSecret(QByteArray &secret);
+// Overwrites the characters `secret` shares with every copy of it (a widget's text), then
+// empties it. Only for text whose every holder is done with it.
+void wipeShared(QString &secret);
+// A deep copy: characters of its own, shared with nothing (so that wipeSecret reaches them).
+QString ownCopy(const QString &text);
+
+// A list of secrets that overwrites them when it goes (what no copy of the list shares).
+class SecretTexts : public QList<QString>
+{
+public:
+    using QList<QString>::QList;
+    SecretTexts() = default;
+    SecretTexts(const QStringList &other)  // NOLINT: converting, like the list itself
+        : QList<QString>(other)
+    {
+    }
+    SecretTexts(QStringList &&other) noexcept  // NOLINT
+        : QList<QString>(std::move(other))
+    {
+    }
+    SecretTexts(const SecretTexts &) = default;
+    SecretTexts(SecretTexts &&) noexcept = default;
+    SecretTexts &operator=(const SecretTexts &) = default;
+    SecretTexts &operator=(SecretTexts &&) noexcept = default;
+    ~SecretTexts() { wipe(); }
+
+    // Overwrites and empties every text (the list keeps its size).
+    void wipe();
+};
+
+// One secret's bytes with one holder at a time: take() hands them on (moved, never shared), and
+// what is still held when it goes is overwritten.
+class SecretBytes
+{
+public:
+    explicit SecretBytes(QByteArray bytes)
+        : m_bytes(std::move(bytes))
+    {
+    }
+    SecretBytes(const SecretBytes &) = delete;
+    SecretBytes &operator=(const SecretBytes &) = delete;
+    ~SecretBytes() { wipeSecret(m_bytes); }
+
+    QByteArray take() { return std::exchange(m_bytes, QByteArray()); }
+    const QByteArray &bytes() const { return m_bytes; }
+
+private:
+    QByteArray m_bytes;
+};
 
 // One question of the SSH transport to a person, with what to show for it.
 struct SshPromptRequest
@@ -43,8 +104,9 @@ struct SshPromptAnswer
     // skipped, or no one to ask.
     bool given = false;
     // The passphrase or password (one), or a keyboard-interactive round's answers in order.
-    // Used once, then overwritten in memory; never log them.
-    QStringList texts;
+    // Used once, then overwritten in memory; never log them. Overwritten when the answer goes
+    // too, so one that arrives after its question was withdrawn does not linger either.
+    SecretTexts texts;
     // When not given without a person saying no (no terminal, a batch run): what the user can do
     // instead, for the error message ("re-run with --accept-new-host-key ...").
     QString note;

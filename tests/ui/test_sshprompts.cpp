@@ -308,15 +308,20 @@ private Q_SLOTS:
         QCOMPARE(dialog->fields().size(), 2);
         QCOMPARE(dialog->fields().at(0)->echoMode(), QLineEdit::Password);
         QCOMPARE(dialog->fields().at(1)->echoMode(), QLineEdit::Normal);
-        dialog->fields().at(0)->setText(QStringLiteral("s3cret"));
-        dialog->fields().at(1)->setText(QStringLiteral("123456"));
+        QTest::keyClicks(dialog->fields().at(0), QStringLiteral("s3cret"));
+        QTest::keyClicks(dialog->fields().at(1), QStringLiteral("123456"));
+        // Shares the field's own buffer: it must read zeros once the answer is taken.
+        const QString fieldBuffer = dialog->fields().at(0)->text();
+        QCOMPARE(fieldBuffer, QStringLiteral("s3cret"));
         QPointer<SshAnswerDialog> first(dialog);
         dialog->accept();
         QVERIFY(worker->wait(10000));
         delete worker;
         QTRY_VERIFY(!first);  // deleted once closed
         QVERIFY(answer && answer->given);
-        QCOMPARE(answer->texts, QStringList({QStringLiteral("s3cret"), QStringLiteral("123456")}));
+        QCOMPARE(QStringList(answer->texts),
+                 QStringList({QStringLiteral("s3cret"), QStringLiteral("123456")}));
+        QCOMPARE(fieldBuffer, QString(6, QChar(0)));  // overwritten where the field kept it
 
         // Cancel pressed: not given, and the worker goes on.
         SshPromptRequest password;
@@ -335,6 +340,51 @@ private Q_SLOTS:
         QVERIFY(worker->wait(10000));
         delete worker;
         QVERIFY(answer && !answer->given);
+    }
+
+    void promptsMadeOnAWorkerThreadAskOnTheGuiThread()
+    {
+        // Issue 21, finding 1: the prompts object made and asked on a thread of its own (as a
+        // window sweep's transport does): the password and host-key dialogs are the GUI
+        // thread's, children of the window, and Qt never warns of a parent in another thread
+        // (init() fails the test on that warning).
+        QWidget window;
+        window.show();
+        std::shared_ptr<DialogSshPrompts> prompts;
+        for (const SshPromptRequest::Kind kind :
+             {SshPromptRequest::Kind::Password, SshPromptRequest::Kind::UnknownHost}) {
+            SshPromptRequest request;
+            request.kind = kind;
+            request.host = QStringLiteral("orin");
+            request.user = QStringLiteral("nvidia");
+            request.keyType = QStringLiteral("ssh-ed25519");
+            request.fingerprint = QStringLiteral("SHA256:abc");
+            std::optional<SshPromptAnswer> answer;
+            QThread *worker = QThread::create([&] {
+                if (!prompts)
+                    prompts = std::make_shared<DialogSshPrompts>(&window);
+                answer = SshPromptWait::ask(*prompts, request, nullptr);
+            });
+            worker->start();
+            QDialog *dialog = nullptr;
+            const char *name =
+                kind == SshPromptRequest::Kind::Password ? "sshSecretQuestion" : "hostKeyQuestion";
+            QTRY_VERIFY_WITH_TIMEOUT((dialog = window.findChild<QDialog *>(QLatin1String(name))),
+                                     10000);
+            QCOMPARE(dialog->thread(), qApp->thread());
+            QCOMPARE(dialog->parentWidget(), &window);
+            for (QObject *child : dialog->findChildren<QObject *>())
+                QCOMPARE(child->thread(), qApp->thread());
+            dialog->reject();
+            QVERIFY(worker->wait(10000));
+            delete worker;
+            QVERIFY(answer && !answer->given);
+        }
+        // The last holder may let go of it on any thread.
+        QThread *releaser = QThread::create([&] { prompts.reset(); });
+        releaser->start();
+        QVERIFY(releaser->wait(10000));
+        delete releaser;
     }
 
     void cancelFromAnotherThreadEndsTheWait()
