@@ -197,7 +197,9 @@ Expected<ConvergenceRelation> ProxyRunReport::relation(const ProxyRunRequest &re
         source += QStringLiteral("; samples x %1").arg(numberText(request.sampleScale));
     relation.source = printable(source, kMaxSourceChars);
     for (const ProxyBatchResult &batch : batches) {
-        if (batch.reached())
+        // The agent never reports the target reached past the cap; a device that does is not
+        // believed.
+        if (batch.reached() && *batch.samples <= double(request.maxSamples))
             relation.points.append({batch.batchSize, *batch.samples * request.sampleScale});
     }
     std::sort(relation.points.begin(), relation.points.end(),

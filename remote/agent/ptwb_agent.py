@@ -1632,11 +1632,11 @@ class Agent(object):
                                "samples": last[0], "accuracy": last[1],
                                "t_s": round(last[2], 3)})
                     beat = time.monotonic()
+                    if last[0] > p["max_samples"]:
+                        ending = "cap"  # past the cap counts as not reached, even at the target
+                        break
                     if last[1] >= p["target_accuracy"]:
                         ending = "reached"
-                        break
-                    if last[0] > p["max_samples"]:
-                        ending = "cap"
                         break
                 if wp.now() >= p["timeout_s"] and \
                         time.monotonic() - wp.t0 >= SILENT_MIN_REAL_S:

@@ -159,6 +159,49 @@ private Q_SLOTS:
         QCOMPARE(report.error(), QStringLiteral("cancelled"));
     }
 
+    // What a device reports is untrusted: a "reached" without a usable number of samples is a
+    // failure, text is bounded and printable, samples past the request's cap are not stored.
+    void deviceTextIsNotBelieved()
+    {
+        const auto noSamples =
+            ProxyBatchResult::fromJson({{QStringLiteral("batch_size"), 16},
+                                        {QStringLiteral("status"), QStringLiteral("reached")},
+                                        {QStringLiteral("samples"), QStringLiteral("many")}});
+        QVERIFY(noSamples.ok());
+        QCOMPARE(noSamples->status, ProxyBatchResult::Status::Failed);
+        QVERIFY(ProxyBatchResult::fromJson({{QStringLiteral("batch_size"), 99999}})
+                    .error()
+                    .contains(QStringLiteral("1..4096")));
+        const auto hostile = ProxyBatchResult::fromJson(
+            {{QStringLiteral("batch_size"), 16},
+             {QStringLiteral("status"), QStringLiteral("failed")},
+             {QStringLiteral("reason"), QStringLiteral("\x1b]52;c;AAAA\x07") + QString(5000, 'x')},
+             {QStringLiteral("output"),
+              QJsonArray {QJsonObject {{QStringLiteral("stream"), QStringLiteral("out")},
+                                       {QStringLiteral("text"), QStringLiteral("\x1b[2Kbad")}}}}});
+        QVERIFY(hostile.ok());
+        QVERIFY(hostile->reason.size() <= 1000 && !hostile->reason.contains(QChar(0x1b)));
+        QCOMPARE(hostile->output.size(), 1);
+        QVERIFY(!hostile->output[0].text.contains(QChar(0x1b)));
+
+        ProxyRunRequest request = resnetRequest();
+        request.maxSamples = 1000;
+        ProxyRunReport report;
+        report.host = QStringLiteral("sim:orin-agx");
+        for (int batch : {16, 64}) {
+            ProxyBatchResult r;
+            r.batchSize = batch;
+            r.status = ProxyBatchResult::Status::Reached;
+            r.samples = batch == 16 ? 900 : 1e300;
+            report.batches.append(r);
+        }
+        QVERIFY(!report.relation(request).ok());  // one believable point only
+        report.batches[1].samples = 950;
+        const auto relation = report.relation(request);
+        QVERIFY2(relation.ok(), qPrintable(relation.error()));
+        QCOMPARE(relation->provenance, QStringLiteral("proxy"));
+    }
+
     void badRequestsNameTheirField_data()
     {
         QTest::addColumn<int>("which");
