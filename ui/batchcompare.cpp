@@ -93,9 +93,11 @@ BatchComparePanel::BatchComparePanel(QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_table->setToolTip(tr("Every metric per strategy, as `ptwb evaluate-batch` prints them"));
+    m_table->setToolTip(tr("Every metric per strategy, as `ptwb evaluate --objective "
+                           "time-to-accuracy` prints them"));
     m_penaltyChart->setToolTip(tr("The median of how much longer (or more energy) to accuracy "
-                                  "than the oracle, with the lower and upper quartile"));
+                                  "than the oracle, with the lower and upper quartile (the "
+                                  "numbers are in the table below)"));
     m_answersChart->setToolTip(tr("Share of the problems answered, and of the answers whose "
                                   "measured peak is above the cap"));
 
@@ -285,6 +287,9 @@ void BatchComparePanel::updateCharts()
                             {{tr("found"), chartColors::feasible, found},
                              {tr("over the cap"), chartColors::violation, violations}});
     m_answersChart->setValueLabelsVisible(false);
+    // Three labels per strategy overlap where the penalties are small (ours, a few %): the
+    // table below has every number.
+    m_penaltyChart->setValueLabelsVisible(false);
 }
 
 void BatchComparePanel::cancel()

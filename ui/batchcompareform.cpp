@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -99,7 +100,10 @@ BatchCompareForm::BatchCompareForm(QWidget *parent)
     form->addRow(tr("&Samples"), m_samples);
     form->addRow(tr("Re&peats"), m_repeats);
     form->addRow(tr("S&eed"), m_seed);
-    form->addRow(tr("Pro&xy samples"), proxyRow);
+    // The row is a line edit and a button: the label's mnemonic goes to the line edit.
+    auto *proxyLabel = new QLabel(tr("Pro&xy samples"), this);
+    proxyLabel->setBuddy(m_proxy);
+    form->addRow(proxyLabel, proxyRow);
     form->addRow(tr("Strategies"), m_strategies);
 
     // The remembered choices (the workloads once they are listed).

@@ -5,12 +5,14 @@
 #include "batchcontrols.h"
 #include "optimize/paretofront.h"
 #include "plaintext.h"
+#include "proxyrundialog.h"
 #include "store/convergencestore.h"
 #include "store/store.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -90,7 +92,14 @@ BatchExplorer::BatchExplorer(QWidget *parent)
     , m_chart(new BatchChart(this))
     , m_controls(new BatchControls(this))
     , m_card(new BatchCard(this))
+    , m_proxyRun(new QPushButton(tr("Measure by &proxy run…"), this))
 {
+    m_proxyRun->setObjectName(QStringLiteral("batchProxyRun"));
+    m_proxyRun->setToolTip(tr("Measure the workload's samples to accuracy per batch size by "
+                              "training with each batch size on a proxy dataset to the target "
+                              "accuracy, on any device of the Devices list (ptwb convergence "
+                              "--proxy); stored with provenance proxy"));
+    connect(m_proxyRun, &QPushButton::clicked, this, &BatchExplorer::openProxyRun);
     m_workloads->setObjectName(QStringLiteral("batchWorkload"));
     m_workloads->setToolTip(tr("A training workload measured at several batch sizes on this kind "
                                "of device, with a samples-to-accuracy relation"));
@@ -106,6 +115,7 @@ BatchExplorer::BatchExplorer(QWidget *parent)
     top->addWidget(m_workloads);
     top->addSpacing(8);
     top->addWidget(m_source, 1);
+    top->addWidget(m_proxyRun);
 
     auto *side = new QWidget(this);
     auto *sideLayout = new QVBoxLayout(side);
@@ -192,6 +202,18 @@ bool BatchExplorer::chooseWorkload(const QString &name)
     return true;
 }
 
+ProxyRunDialog *BatchExplorer::openProxyRun()
+{
+    QString name = workload();
+    if (name.isEmpty() && m_workloads->count() > 0)
+        name = m_workloads->itemData(0).toString();
+    auto *dialog = new ProxyRunDialog(m_dbPath, name, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProxyRunDialog::stored, this, [this] { reload(); });
+    dialog->show();
+    return dialog;
+}
+
 bool BatchExplorer::exportChart(const QString &path, QString *error)
 {
     return m_chart->exportTo(path, error);
@@ -255,8 +277,9 @@ void BatchExplorer::showList(const QVector<Choice> &choices)
                 model->item(i)->setEnabled(false);
             m_workloads->setItemData(
                 i,
-                plainTip(tr("No samples-to-accuracy relation for %1: store one with ptwb "
-                            "convergence --workload %1 --import FILE|--simulate")
+                plainTip(tr("No samples-to-accuracy relation for %1: measure one by a proxy "
+                            "run, or store one with ptwb convergence --workload %1 --import "
+                            "FILE|--simulate")
                              .arg(c.workload)),
                 Qt::ToolTipRole);
             continue;
@@ -274,8 +297,8 @@ void BatchExplorer::showList(const QVector<Choice> &choices)
                 ? tr("Import or sweep a training workload at several batch sizes on this device "
                      "first (a <i>batch</i> column, or a sweep of NAME@B).")
                 : tr("No workload measured at several batch sizes has a samples-to-accuracy "
-                     "relation yet: store one with <i>ptwb convergence --workload W --import "
-                     "FILE</i> (or <i>--simulate</i>)."));
+                     "relation yet: <i>Measure by proxy run…</i>, or store one with <i>ptwb "
+                     "convergence --workload W --import FILE</i> (or <i>--simulate</i>)."));
         return;
     }
     m_workloads->setCurrentIndex(keep >= 0 ? keep : first);

@@ -9,12 +9,14 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 
 namespace ptwb::ui {
 
 class BatchCard;
 class BatchChart;
 class BatchControls;
+class ProxyRunDialog;
 struct BatchFront;
 
 // Explore's batch size mode (issue 17): a training workload measured at several batch sizes,
@@ -48,6 +50,10 @@ public:
     BatchControls *controls() const { return m_controls; }
     BatchCard *card() const { return m_card; }
     QComboBox *workloadCombo() const { return m_workloads; }
+    QPushButton *proxyRunButton() const { return m_proxyRun; }
+    // "Measure by proxy run…": the dialog for the current workload (modeless, deletes itself on
+    // close; a relation it stores reloads the explorer).
+    ProxyRunDialog *openProxyRun();
 
 public Q_SLOTS:
     // The workload list and the space again (an import, a sweep, a model or a relation changed).
@@ -81,6 +87,7 @@ private:
     BatchChart *m_chart;
     BatchControls *m_controls;
     BatchCard *m_card;
+    QPushButton *m_proxyRun;
     QString m_dbPath;
     QString m_kind = QStringLiteral("orin-agx");
     std::shared_ptr<const workflows::BatchSpace> m_space;

@@ -2,6 +2,8 @@
 
 #include "adddevicedialog.h"
 #include "backgroundtasks.h"
+#include "batchcompare.h"
+#include "batchcompareform.h"
 #include "batchcontrols.h"
 #include "batchexplorer.h"
 #include "budgetcontrols.h"
@@ -62,6 +64,7 @@ const QLatin1String kApply("apply");
 const QLatin1String kExploreConcurrent("explore-concurrent");
 const QLatin1String kExploreBatch("explore-batch");
 const QLatin1String kCompareConcurrent("compare-concurrent");
+const QLatin1String kCompareBatch("compare-batch");
 const QLatin1String kVerifyConcurrent("verify-concurrent");
 const QLatin1String kWorkloads("workloads");
 const QLatin1String kWorkloadTest("workload-test");
@@ -108,14 +111,15 @@ QStringList ScreenshotDirector::viewNames()
 {
     return MainWindow::viewNames()
         << kAddDevice << kDeviceSetup << kApply << kExploreConcurrent << kExploreBatch
-        << kCompareConcurrent << kVerifyConcurrent << kWorkloads << kWorkloadTest;
+        << kCompareConcurrent << kCompareBatch << kVerifyConcurrent << kWorkloads << kWorkloadTest;
 }
 
 bool ScreenshotDirector::isScreenshotOnly(const QString &view)
 {
     return view == kAddDevice || view == kDeviceSetup || view == kApply ||
         view == kExploreConcurrent || view == kExploreBatch || view == kCompareConcurrent ||
-        view == kVerifyConcurrent || view == kWorkloads || view == kWorkloadTest;
+        view == kCompareBatch || view == kVerifyConcurrent || view == kWorkloads ||
+        view == kWorkloadTest;
 }
 
 MainWindow::View ScreenshotDirector::windowView(const QString &view)
@@ -125,7 +129,7 @@ MainWindow::View ScreenshotDirector::windowView(const QString &view)
     if (view == kApply || view == kExploreConcurrent || view == kExploreBatch ||
         view == kVerifyConcurrent)
         return MainWindow::View::Explore;
-    if (view == kCompareConcurrent)
+    if (view == kCompareConcurrent || view == kCompareBatch)
         return MainWindow::View::Compare;
     if (view == kWorkloads || view == kWorkloadTest)
         return MainWindow::View::Sweep;
@@ -177,6 +181,8 @@ void ScreenshotDirector::onFirstRunDone()
         stageCompare();
     else if (m_view == kCompareConcurrent)
         stageCompareConcurrent();
+    else if (m_view == kCompareBatch)
+        stageCompareBatch();
     else if (m_view == kAddDevice)
         stageAddDevice();
     else if (m_view == kDeviceSetup)
@@ -364,6 +370,47 @@ void ScreenshotDirector::stageCompare()
                 Qt::SingleShotConnection);
             compare->reload();
         });
+}
+
+void ScreenshotDirector::stageCompareBatch()
+{
+    // ptwb evaluate --objective time-to-accuracy on the store's workload measured at several
+    // batch sizes (resnet18 if there, with mobilenet_v3@16 as pt's reference if there), caps 20,
+    // 30 and 40 W, every strategy, 2 repeats.
+    ComparePanel *compare = m_window->compare();
+    connect(
+        compare, &ComparePanel::listsLoaded, this,
+        [this, compare] {
+            compare->setProblem(ComparePanel::Problem::Batch);
+            BatchComparePanel *panel = compare->batch();
+            BatchCompareForm *form = panel->form();
+            if (!form->hasWorkload()) {
+                std::fprintf(stderr,
+                             "screenshot: no workload measured at several batch sizes "
+                             "with a convergence relation in the store\n");
+                save(false);
+                return;
+            }
+            form->setWorkload(QStringLiteral("resnet18"));
+            const bool reference = form->setReference(QStringLiteral("mobilenet_v3@16"));
+            QStringList strategies = BatchEvaluator::strategyNames();
+            if (!reference)
+                strategies.removeAll(QStringLiteral("pt"));
+            form->setStrategies(strategies);
+            form->setCaps(QStringLiteral("20,30,40"));
+            form->setObjective(AccuracyObjective::Time);
+            form->setSamples(20);
+            form->setRepeats(2);
+            connect(panel, &BatchComparePanel::finished, this,
+                    [this] { QTimer::singleShot(kSettleMs, this, [this] { save(true); }); });
+            connect(panel, &BatchComparePanel::failed, this, [this](const QString &message) {
+                std::fprintf(stderr, "screenshot: %s\n", qPrintable(message));
+                save(false);
+            });
+            panel->run();
+        },
+        Qt::SingleShotConnection);
+    compare->reload();
 }
 
 void ScreenshotDirector::stageCompareConcurrent()

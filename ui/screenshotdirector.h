@@ -53,6 +53,7 @@ private:
     void stageModels();
     void stageCompare();
     void stageCompareConcurrent();
+    void stageCompareBatch();
     // Devices > Add device… filled in as the user guide's example device (null if it did not
     // open).
     AddDeviceDialog *openExampleDevice(const QString &keyFile);

@@ -1,12 +1,36 @@
 #include "batchevaluate.h"
 
 #include "batchchoice.h"
+#include "batchrecommend.h"
 #include "store/store.h"
 #include "util/numberrange.h"
 
 namespace ptwb::cli {
 
-void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
+namespace {
+
+QString valueOr(const QCommandLineParser &parser, const QString &name, const QString &fallback)
+{
+    return parser.isSet(name) ? parser.value(name) : fallback;
+}
+
+QString batchOptionFor(InputField field, const QString &budgetsOption)
+{
+    switch (field) {
+    case InputField::Reference:
+        return QStringLiteral("reference-workload");
+    case InputField::Budgets:
+        return budgetsOption;
+    case InputField::Training:
+        return QStringLiteral("proxy-samples");
+    default:
+        return Command::defaultOptionFor(field);
+    }
+}
+
+}  // namespace
+
+void addBatchEvaluationOptions(QCommandLineParser &parser)
 {
     parser.addOption(dbOption());
     parser.addOption({QStringLiteral("workload"),
@@ -14,9 +38,6 @@ void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
                                      "(the truth), with its samples-to-accuracy relation (ptwb "
                                      "convergence: taken as true)."),
                       QStringLiteral("NAME")});
-    parser.addOption({QStringLiteral("device"),
-                      QStringLiteral("Device, when the workload was measured on several."),
-                      QStringLiteral("DEVICE")});
     parser.addOption({QStringLiteral("reference-workload"),
                       QStringLiteral("The reference pt transfers to each batch size (e.g. "
                                      "resnet18@16)."),
@@ -24,6 +45,18 @@ void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("power-budgets"),
                       QStringLiteral("Caps on the peak power: 20,30,40 or FROM:TO:STEP."),
                       QStringLiteral("LIST")});
+    parser.addOption({QStringLiteral("proxy-samples"),
+                      QStringLiteral("What the proxy run measured (a convergence CSV): what every "
+                                     "strategy but the oracle knows (default: the true relation)."),
+                      QStringLiteral("FILE.csv")});
+}
+
+void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
+{
+    addBatchEvaluationOptions(parser);
+    parser.addOption({QStringLiteral("device"),
+                      QStringLiteral("Device, when the workload was measured on several."),
+                      QStringLiteral("DEVICE")});
     parser.addOption({QStringLiteral("samples"),
                       QStringLiteral("Profiled modes per batch size for pt and observed "
                                      "(default 20)."),
@@ -33,12 +66,9 @@ void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed (default 0)."),
                       QStringLiteral("N"), QStringLiteral("0")});
     parser.addOption({QStringLiteral("objective"),
-                      QStringLiteral("time (time to accuracy, default) or energy."),
+                      QStringLiteral("time (time to accuracy, default) or energy; also spelt "
+                                     "time-to-accuracy, energy-to-accuracy as in ptwb evaluate."),
                       QStringLiteral("OBJECTIVE"), QStringLiteral("time")});
-    parser.addOption({QStringLiteral("proxy-samples"),
-                      QStringLiteral("What the proxy run measured (a convergence CSV): what every "
-                                     "strategy but the oracle knows (default: the true relation)."),
-                      QStringLiteral("FILE.csv")});
     parser.addOption({QStringLiteral("strategies"),
                       QStringLiteral("Comma-separated, of %1 (default: all).")
                           .arg(BatchEvaluator::strategyNames().join(QStringLiteral(", "))),
@@ -47,44 +77,43 @@ void EvaluateBatchCommand::addOptions(QCommandLineParser &parser) const
 
 QString EvaluateBatchCommand::optionFor(InputField field) const
 {
-    switch (field) {
-    case InputField::Reference:
-        return QStringLiteral("reference-workload");
-    case InputField::Budgets:
-        return QStringLiteral("power-budgets");
-    case InputField::Training:
-        return QStringLiteral("proxy-samples");
-    default:
-        return defaultOptionFor(field);
-    }
+    return batchOptionFor(field, QStringLiteral("power-budgets"));
 }
 
 int EvaluateBatchCommand::run(const QCommandLineParser &parser, Output &output) const
 {
+    return evaluateBatch(parser, output, QStringLiteral("power-budgets"));
+}
+
+int evaluateBatch(const QCommandLineParser &parser, Output &output, const QString &budgetsOption)
+{
+    output.setOptionNames(
+        [budgetsOption](InputField field) { return batchOptionFor(field, budgetsOption); });
     int exitCode = kExitOk;
-    if (!requireOptions(parser, {QStringLiteral("workload"), QStringLiteral("power-budgets")},
-                        output, &exitCode))
+    if (!requireOptions(parser, {QStringLiteral("workload"), budgetsOption}, output, &exitCode))
         return exitCode;
     BatchEvaluationOptions options;
-    const Expected<QVector<double>> caps =
-        parseNumberRange(parser.value(QStringLiteral("power-budgets")), InputField::Budgets,
-                         QStringLiteral("20,30,40"));
+    const Expected<QVector<double>> caps = parseNumberRange(
+        parser.value(budgetsOption), InputField::Budgets, QStringLiteral("20,30,40"));
     if (!caps)
         return output.fail(caps);
     options.capsW = *caps;
     bool ok = true;
-    options.samples = parser.value(QStringLiteral("samples")).toInt(&ok);
+    options.samples = valueOr(parser, QStringLiteral("samples"), QStringLiteral("20")).toInt(&ok);
     if (!ok || options.samples < 2 || options.samples > 10000)
         return output.badUsage(QStringLiteral("--samples: expected 2..10000"));
-    options.repeats = parser.value(QStringLiteral("repeats")).toInt(&ok);
+    options.repeats = valueOr(parser, QStringLiteral("repeats"), QStringLiteral("5")).toInt(&ok);
     if (!ok || options.repeats < 1 || options.repeats > 1000)
         return output.badUsage(QStringLiteral("--repeats: expected 1..1000"));
-    options.seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
+    options.seed = valueOr(parser, QStringLiteral("seed"), QStringLiteral("0")).toULongLong(&ok);
     if (!ok)
         return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
-    const QString objective = parser.value(QStringLiteral("objective"));
+    QString objective = valueOr(parser, QStringLiteral("objective"), QStringLiteral("time"));
+    if (isAccuracyObjective(objective))
+        objective = objective.section(QLatin1Char('-'), 0, 0);  // time-to-accuracy: time
     if (objective != QLatin1String("time") && objective != QLatin1String("energy"))
-        return output.badUsage(QStringLiteral("--objective: expected time or energy"));
+        return output.badUsage(QStringLiteral("--objective: expected time-to-accuracy (time) or "
+                                              "energy-to-accuracy (energy)"));
     options.objective =
         objective == QLatin1String("energy") ? AccuracyObjective::Energy : AccuracyObjective::Time;
     if (parser.isSet(QStringLiteral("strategies")))
@@ -95,7 +124,7 @@ int EvaluateBatchCommand::run(const QCommandLineParser &parser, Output &output) 
         return output.fail(store);
     workflows::BatchEvaluationRequest request;
     request.workload = parser.value(QStringLiteral("workload"));
-    request.device = parser.value(QStringLiteral("device"));
+    request.device = valueOr(parser, QStringLiteral("device"), QString());
     request.referenceWorkload = parser.value(QStringLiteral("reference-workload"));
     request.proxySamplesFile = parser.value(QStringLiteral("proxy-samples"));
     request.options = options;

@@ -1,6 +1,7 @@
 #include "convergencecommands.h"
 
 #include "convergencesource.h"
+#include "proxyconvergencecommand.h"
 #include "store/convergencestore.h"
 #include "store/store.h"
 #include "sweep/sweepplan.h"
@@ -97,23 +98,27 @@ void ConvergenceCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("N")});
     parser.addOption({QStringLiteral("simulate"),
                       QStringLiteral("Store the simulator's convergence model for a built-in "
-                                     "workload (SIMULATED, not measured). Replaces the "
-                                     "workload's relation.")});
+                                     "workload (SIMULATED, not measured) of the simulated "
+                                     "device --kind (default orin-agx; it only names batches "
+                                     "that would not fit its memory). Replaces the workload's "
+                                     "relation.")});
     parser.addOption({QStringLiteral("batch-sizes"),
-                      QStringLiteral("With --simulate: the minibatch sizes (default %1).")
+                      QStringLiteral("With --simulate or --proxy: the minibatch sizes (default "
+                                     "%1).")
                           .arg(QLatin1String(kDefaultBatchSizes)),
                       QStringLiteral("LIST"), QLatin1String(kDefaultBatchSizes)});
-    parser.addOption({QStringLiteral("kind"),
-                      QStringLiteral("With --simulate: the simulated device kind (default "
-                                     "orin-agx; it only names batches that would not fit its "
-                                     "memory)."),
-                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
     parser.addOption({QStringLiteral("seed"),
                       QStringLiteral("With --simulate: seed of the model's run-to-run noise "
                                      "(default 0)."),
                       QStringLiteral("N"), QStringLiteral("0")});
     parser.addOption(
         {QStringLiteral("show"), QStringLiteral("Print the stored relation (the default).")});
+    addProxyConvergenceOptions(parser);  // --kind among its SSH options
+}
+
+QString ConvergenceCommand::optionFor(InputField field) const
+{
+    return field == InputField::Run ? QStringLiteral("command") : defaultOptionFor(field);
 }
 
 int ConvergenceCommand::run(const QCommandLineParser &parser, Output &output) const
@@ -123,17 +128,23 @@ int ConvergenceCommand::run(const QCommandLineParser &parser, Output &output) co
         return exitCode;
     const bool importing = parser.isSet(QStringLiteral("import"));
     const bool simulating = parser.isSet(QStringLiteral("simulate"));
-    if (int(importing) + int(simulating) + int(parser.isSet(QStringLiteral("show"))) > 1) {
+    const bool proxy = parser.isSet(QStringLiteral("proxy"));
+    if (int(importing) + int(simulating) + int(proxy) + int(parser.isSet(QStringLiteral("show"))) >
+        1) {
         return output.badUsage(
-            QStringLiteral("convergence: --import, --simulate and --show are alternatives; give "
-                           "one"));
+            QStringLiteral("convergence: --import, --simulate, --proxy and --show are "
+                           "alternatives; give one"));
     }
     if (!importing && parser.isSet(QStringLiteral("dataset-samples")))
         return output.badUsage(QStringLiteral("--dataset-samples: only with --import"));
-    for (const char *option : {"batch-sizes", "kind", "seed"}) {
+    if (!simulating && !proxy && parser.isSet(QStringLiteral("batch-sizes")))
+        return output.badUsage(QStringLiteral("--batch-sizes: only with --simulate or --proxy"));
+    for (const char *option : {"seed"}) {
         if (!simulating && parser.isSet(QLatin1String(option)))
             return output.badUsage(QStringLiteral("--%1: only with --simulate").arg(option));
     }
+    if (const QString option = proxyOnlyOptionSet(parser); !proxy && !option.isEmpty())
+        return output.badUsage(QStringLiteral("--%1: only with --proxy").arg(option));
     const QString workload = parser.value(QStringLiteral("workload"));
 
     std::optional<Expected<ConvergenceRelation>> relation;
@@ -153,17 +164,18 @@ int ConvergenceCommand::run(const QCommandLineParser &parser, Output &output) co
         }
         relation = workflows::importedConvergence(parser.value(QStringLiteral("import")), workload,
                                                   datasetSamples);
-    } else if (simulating) {
+    } else if (simulating || proxy) {
         const Expected<QVector<int>> batchSizes =
             SweepPlan::parseBatchSizes(parser.value(QStringLiteral("batch-sizes")));
         if (!batchSizes)
             return output.fail(batchSizes);
-        bool ok = false;
+        bool ok = true;
         const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
         if (!ok)
             return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
-        relation = workflows::simulatedConvergence(workload, *batchSizes,
-                                                   parser.value(QStringLiteral("kind")), seed);
+        relation = proxy ? proxyConvergence(parser, output, *batchSizes)
+                         : workflows::simulatedConvergence(
+                               workload, *batchSizes, parser.value(QStringLiteral("kind")), seed);
     }
     if (relation && !*relation)
         return output.fail(*relation);
@@ -182,8 +194,8 @@ int ConvergenceCommand::run(const QCommandLineParser &parser, Output &output) co
     if (!loaded->has_value()) {
         return output.failAbout(InputField::Workload,
                                 QStringLiteral("no samples-to-accuracy relation of workload '%1' "
-                                               "in %2; store one with --import FILE.csv or "
-                                               "--simulate")
+                                               "in %2; store one with --import FILE.csv, "
+                                               "--proxy or --simulate")
                                     .arg(workload, (*store)->path()),
                                 ErrorKind::BadInput);
     }

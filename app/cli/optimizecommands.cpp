@@ -1,5 +1,6 @@
 #include "optimizecommands.h"
 
+#include "batchevaluate.h"
 #include "batchrecommend.h"
 
 #include "optimize/evaluation.h"
@@ -269,10 +270,44 @@ void EvaluateCommand::addOptions(QCommandLineParser &parser) const
                       QStringLiteral("N"), QStringLiteral("10")});
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the draws (default 0)."),
                       QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOption({QStringLiteral("objective"),
+                      QStringLiteral("time-to-accuracy or energy-to-accuracy: evaluate the "
+                                     "co-selection of training batch size and mode instead "
+                                     "(the study's baselines, the oracle and ours; the same as "
+                                     "ptwb evaluate-batch): --workload and --power-budgets (or "
+                                     "--budgets) from --db, --device the store's device; "
+                                     "--samples, --repeats default to 20 and 5 there."),
+                      QStringLiteral("OBJECTIVE")});
+    addBatchEvaluationOptions(parser);  // --power-budgets: with an accuracy --objective
 }
 
 int EvaluateCommand::run(const QCommandLineParser &parser, Output &output) const
 {
+    if (parser.isSet(QStringLiteral("objective"))) {
+        if (!isAccuracyObjective(parser.value(QStringLiteral("objective")))) {
+            return output.badUsage(QStringLiteral("--objective: expected time-to-accuracy or "
+                                                  "energy-to-accuracy (the mode evaluation "
+                                                  "scores time and energy without one)"));
+        }
+        for (const char *option : {"reference", "target"}) {
+            if (parser.isSet(QLatin1String(option)))
+                return output.badUsage(QStringLiteral("--%1: not with an accuracy --objective "
+                                                      "(its workload comes from --db)")
+                                           .arg(QLatin1String(option)));
+        }
+        const bool caps = parser.isSet(QStringLiteral("power-budgets"));
+        return evaluateBatch(parser, output,
+                             caps || !parser.isSet(QStringLiteral("budgets"))
+                                 ? QStringLiteral("power-budgets")
+                                 : QStringLiteral("budgets"));
+    }
+    for (const char *option :
+         {"db", "workload", "reference-workload", "proxy-samples", "power-budgets"}) {
+        if (parser.isSet(QLatin1String(option)))
+            return output.badUsage(QStringLiteral("--%1: only with --objective time-to-accuracy "
+                                                  "or energy-to-accuracy")
+                                       .arg(QLatin1String(option)));
+    }
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("target")}, output, &exitCode))
         return exitCode;

@@ -31,6 +31,8 @@ public:
 };
 
 // ptwb evaluate --reference REF.csv --target TGT.csv --samples 50 --budgets 17:50:1 ...
+// ptwb evaluate --objective time-to-accuracy|energy-to-accuracy --db DB --workload W ...: the
+// batch-size evaluation (batchevaluate.h), the same code as ptwb evaluate-batch.
 class EvaluateCommand : public Command
 {
 public:

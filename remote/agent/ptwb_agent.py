@@ -41,10 +41,11 @@ STDERR_KEEP = 20
 HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
 THERMAL_DIR = "sys/class/thermal"
 
-STREAMING_OPS = ("sample_power", "profile", "run_concurrent", "test_workload")
+STREAMING_OPS = ("sample_power", "profile", "run_concurrent", "test_workload",
+                 "proxy_convergence")
 ALL_OPS = ("hello", "get_mode", "apply_mode", "arm_revert", "confirm",
            "sample_power", "profile", "run_concurrent", "stop", "reboot", "stage_mode",
-           "unstage", "test_workload")
+           "unstage", "test_workload", "proxy_convergence")
 BUILTIN_WORKLOADS = ("resnet18", "mobilenet_v3")
 
 REVERT_STATUS_POLL_S = 0.25  # wall seconds between looks at a revert past its deadline
@@ -1579,6 +1580,86 @@ class Agent(object):
             result["power_w"] = stats_with_max(pw, 4) if pw else None
         return result
 
+    # --- samples to accuracy by a proxy run (issue 17)
+    def op_proxy_convergence(self, rid, req, stop_ev):
+        """Trains with each batch size until the target accuracy (docs/device-protocol.md,
+        "Samples to accuracy by a proxy run"): one run of the command per batch size, told its
+        batch and linearly scaled learning rate; a batch that fails or does not reach the
+        target is a result with its reason, not an error."""
+        p = validate_proxy(req)
+        w = p["workload"]
+        results = []
+        for index, batch in enumerate(p["batch_sizes"]):
+            lr = proxy_learning_rate(p["base_lr"], p["base_batch"], batch)
+            self.emit({"id": rid, "event": "proxy_batch", "batch_size": batch, "index": index,
+                       "count": len(p["batch_sizes"]), "learning_rate": lr})
+            one = self._proxy_batch(rid, w, batch, lr, p, stop_ev)
+            if one is None:
+                raise OpError("stopped", "proxy_convergence stopped at batch %d after %d of %d "
+                              "batch sizes" % (batch, index, len(p["batch_sizes"])))
+            results.append(one)
+            self.emit({"id": rid, "event": "proxy_result", "result": one})
+        return {"target_accuracy": p["target_accuracy"], "batches": results}
+
+    def _proxy_batch(self, rid, w, batch, lr, p, stop_ev):
+        """One batch size's run: its result dict, or None when stopped."""
+        env = dict(os.environ)
+        env.update(w.get("env") or {})
+        env.update({"PTWB_BATCH_SIZE": str(batch), "PTWB_LEARNING_RATE": "%.8g" % lr,
+                    "PTWB_TARGET_ACCURACY": "%.8g" % p["target_accuracy"],
+                    "PTWB_MAX_SAMPLES": str(p["max_samples"])})
+        wp = ProxyProcess(w["argv"], expand_cwd(w["cwd"]), env, self.clock)
+        one = {"batch_size": batch, "learning_rate": lr, "status": "failed", "samples": None,
+               "accuracy": None, "seconds": 0.0, "reason": None, "output": []}
+        try:
+            wp.start()
+        except OpError as e:
+            one["reason"] = e.message
+            return one
+        ending, last, beat = "stopped", None, time.monotonic()
+        try:
+            while True:
+                if stop_ev.is_set():
+                    ending = "stopped"
+                    break
+                item = wp.next_event(0.25)
+                if item is not None and item[0] == "end":
+                    ending = "ended"
+                    break
+                if item is not None and item[0] == "progress":
+                    last = item[1:]
+                    self.emit({"id": rid, "event": "proxy_progress", "batch_size": batch,
+                               "samples": last[0], "accuracy": last[1],
+                               "t_s": round(last[2], 3)})
+                    beat = time.monotonic()
+                    if last[0] > p["max_samples"]:
+                        ending = "cap"  # past the cap counts as not reached, even at the target
+                        break
+                    if last[1] >= p["target_accuracy"]:
+                        ending = "reached"
+                        break
+                if wp.now() >= p["timeout_s"] and \
+                        time.monotonic() - wp.t0 >= SILENT_MIN_REAL_S:
+                    ending = "timeout"
+                    break
+                if time.monotonic() - beat >= PROXY_HEARTBEAT_S:
+                    # keeps the desktop's inactivity timeout at bay through a long epoch
+                    self.emit({"id": rid, "event": "proxy_progress", "batch_size": batch,
+                               "samples": None, "accuracy": None, "t_s": round(wp.now(), 3)})
+                    beat = time.monotonic()
+        finally:
+            rc, killed = wp.finish(kill=ending != "ended")
+        if ending == "stopped":
+            return None
+        one["seconds"] = round(wp.now(), 3)
+        if last is not None:
+            one["samples"], one["accuracy"] = last[0], last[1]
+        one["status"], one["reason"] = proxy_outcome(ending, last, None if killed else rc, p,
+                                                     wp.bad_progress)
+        if one["status"] != "reached":
+            one["output"] = wp.output(OUTPUT_FAIL_KEEP)
+        return one
+
     # --- concurrent training and inference
     def _serve_argv(self, train, infer):
         """The process that runs one minibatch per order on its stdin (`train`, `infer`, `idle`)
@@ -2105,6 +2186,117 @@ class WorkloadProcess(object):
                 return "%s (the workload %s)" % (self.why_none(), _status_text(rc))
             return self.why_none(within_s)
         return None
+
+
+# --------------------------------------------------------------------------------------------
+# Samples to accuracy by a proxy run (issue 17): the command trains at one batch size and
+# prints progress lines {"samples": N, "accuracy": A} on stdout.
+
+PROXY_MAX_BATCHES = 32
+PROXY_TIMEOUT_S = 3600.0          # device s a batch size may train, by default
+PROXY_MAX_SAMPLES = 100000000     # samples a batch size may train, by default
+PROXY_HEARTBEAT_S = 2.0           # wall s between events while the script prints nothing
+PROGRESS_KEYS = ("samples", "accuracy")
+
+
+def validate_proxy(req):
+    """The fields of a proxy_convergence request, checked; OpError bad_field naming the field."""
+    w = validate_workload(req)
+    if w["kind"] != "command":
+        raise OpError("bad_field", "workload.kind: a proxy run is the researcher's training "
+                      "command; expected \"command\"")
+    if "batch_size" in w:
+        raise OpError("bad_field", "workload.batch_size: a proxy run sets the batch from "
+                      "batch_sizes; leave it out")
+    sizes = req.get("batch_sizes")
+    if not isinstance(sizes, list) or not 1 <= len(sizes) <= PROXY_MAX_BATCHES \
+            or not all(_is_int(b) and 1 <= b <= 4096 for b in sizes):
+        raise OpError("bad_field", "batch_sizes: expected an array of 1 to %d whole numbers "
+                      "1..4096" % PROXY_MAX_BATCHES)
+    if len(set(sizes)) != len(sizes):
+        raise OpError("bad_field", "batch_sizes: each batch size once")
+    return {"workload": w, "batch_sizes": list(sizes),
+            "target_accuracy": req_number(req, "target_accuracy", "target_accuracy", lo=0, hi=1,
+                                          lo_open=True),
+            "base_lr": req_number(req, "base_lr", "base_lr", lo=0, hi=1e6, lo_open=True),
+            "base_batch": req_int(req, "base_batch", "base_batch", lo=1, hi=4096),
+            "timeout_s": req_number(req, "timeout_s", "timeout_s", lo=0, hi=7 * 86400,
+                                    lo_open=True, default=PROXY_TIMEOUT_S, required=False),
+            "max_samples": req_int(req, "max_samples", "max_samples", lo=1, hi=10 ** 12,
+                                   default=PROXY_MAX_SAMPLES, required=False)}
+
+
+def proxy_learning_rate(base_lr, base_batch, batch):
+    """The linear scaling rule (Goyal et al. 2017): the learning rate grows with the batch."""
+    return float("%.8g" % (base_lr * batch / float(base_batch)))
+
+
+def parse_progress_line(line):
+    """A progress line -> (samples, accuracy); ("bad", why) for a progress-like object with an
+    unusable value; None for any other line."""
+    if not line.startswith("{") or "accuracy" not in line:
+        return None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or not all(k in obj for k in PROGRESS_KEYS):
+        return None
+    s, a = obj["samples"], obj["accuracy"]
+    if not (_is_number(s) and math.isfinite(s) and s >= 0):
+        return ("bad", "samples %s is not a number of samples" % json.dumps(s)[:40])
+    if not (_is_number(a) and math.isfinite(a) and 0 <= a <= 1):
+        return ("bad", "accuracy %s is not between 0 and 1 (a fraction, not a percent)"
+                % json.dumps(a)[:40])
+    return (int(s) if float(s).is_integer() else float(s), float(a))
+
+
+def proxy_outcome(ending, last, rc, p, bad):
+    """(status, reason) of one batch size's run: "reached", "not_reached" (it trained but
+    stopped short of the target) or "failed" (it could not train: no progress line, or it
+    exited with an error)."""
+    if ending == "reached":
+        return "reached", None
+    target = p["target_accuracy"]
+    if last is None:
+        why = ("no progress line {\"samples\": N, \"accuracy\": A} on stdout" if bad is None
+               else "no usable progress line: %s" % bad)
+        if ending == "timeout":
+            return "failed", "%s within %g s" % (why, p["timeout_s"])
+        return "failed", "%s (the script %s)" % (why, _status_text(rc))
+    short = "did not reach accuracy %g: last %g at %s samples" % (target, last[1], last[0])
+    if bad is not None:
+        return "failed", "a progress line was unusable: %s; %s" % (bad, short)
+    if ending == "ended" and rc not in (0, None):
+        return "failed", "the script %s; %s" % (_status_text(rc), short)
+    if ending == "cap":
+        return "not_reached", "%s, over the cap of %d samples" % (short, p["max_samples"])
+    if ending == "timeout":
+        return "not_reached", "%s within %g s" % (short, p["timeout_s"])
+    return "not_reached", "%s when the script ended" % short
+
+
+class ProxyProcess(WorkloadProcess):
+    """A proxy training run: next_event() also returns ("progress", samples, accuracy, t) for
+    each progress line on stdout; every line is kept in the output tail as for a workload."""
+
+    def __init__(self, argv, cwd, env, clock):
+        WorkloadProcess.__init__(self, argv, cwd, env, {"by": "marker"}, clock,
+                                 keep=OUTPUT_FAIL_KEEP)
+        self.bad_progress = None   # why the first progress-like line was refused
+
+    def _take(self, item, counting=True):
+        got = WorkloadProcess._take(self, item, counting)
+        if item[0] != "line" or item[1] != "out" or not counting:
+            return got
+        p = parse_progress_line(item[2])
+        if p is None:
+            return got
+        if p[0] == "bad":
+            if self.bad_progress is None:
+                self.bad_progress = p[1]
+            return got
+        return ("progress", p[0], p[1], item[3])
 
 
 def parse_l4t(text):

@@ -107,14 +107,16 @@ def forward_stdin(src, dst_fd, kernel, faults, helper_prefix, hostile_out=None):
 def prepare_home(state, speed, seed):
     """The login user's side of the simulated Jetson: the agent runs (and `command` workloads
     start) in STATE/home, which is also $HOME, holding train.py (a copy of sim_train.py, so
-    that `python3 train.py --log ...` is a real script for every recogniser), with the
+    that `python3 train.py --log ...` is a real script for every recogniser) and proxy_train.py
+    (sim_proxy_train.py, for proxy_convergence), with the
     stand-in torch first on PYTHONPATH (for the launcher; docs/simulator.md) and the simulator
     named in PTWB_SIM_* for train.py to find its state and speed. The agent runs in this
     process, so these are this process's own cwd and environment."""
     home = os.path.join(state, "home")
     os.makedirs(home, exist_ok=True)
-    with open(os.path.join(HERE, "sim_train.py"), "rb") as f:
-        simkernel.atomic_write(os.path.join(home, "train.py"), f.read().decode("utf-8"))
+    for source, name in (("sim_train.py", "train.py"), ("sim_proxy_train.py", "proxy_train.py")):
+        with open(os.path.join(HERE, source), "rb") as f:
+            simkernel.atomic_write(os.path.join(home, name), f.read().decode("utf-8"))
     os.environ["HOME"] = home
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = STANDIN + (os.pathsep + path if path else "")

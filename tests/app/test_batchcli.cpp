@@ -1,6 +1,6 @@
 // Batch size as a knob, end to end on the simulated Jetson: a sweep at two batch sizes, the
 // simulator's samples to accuracy, then `ptwb recommend --objective time-to-accuracy` and
-// `ptwb evaluate-batch` on what was stored.
+// `ptwb evaluate-batch` (= `ptwb evaluate --objective time-to-accuracy`) on what was stored.
 #include "clirunner.h"
 
 #include <QJsonArray>
@@ -174,6 +174,57 @@ private Q_SLOTS:
         QCOMPARE(noReference.exitCode, 2);
         QVERIFY2(noReference.err.contains(QLatin1String("--reference-workload")),
                  qPrintable(noReference.err));
+    }
+
+    // `ptwb evaluate --objective time-to-accuracy` is the same evaluation: the same figures for
+    // the same seed, with evaluate's --budgets naming the caps.
+    void evaluateWithAnAccuracyObjectiveIsTheBatchEvaluation()
+    {
+        const QStringList common {
+            QStringLiteral("--db"),         m_db,
+            QStringLiteral("--workload"),   QStringLiteral("resnet18"),
+            QStringLiteral("--strategies"), QStringLiteral("oracle,largest,observed"),
+            QStringLiteral("--samples"),    QStringLiteral("5"),
+            QStringLiteral("--repeats"),    QStringLiteral("2"),
+            QStringLiteral("--json")};
+        const CliResult alias =
+            runCli(QStringList {QStringLiteral("evaluate-batch"), QStringLiteral("--objective"),
+                                QStringLiteral("energy"), QStringLiteral("--power-budgets"),
+                                QStringLiteral("30,45")} +
+                   common);
+        QVERIFY2(alias.exitCode == 0, qPrintable(alias.err));
+        const CliResult evaluate =
+            runCli(QStringList {QStringLiteral("evaluate"), QStringLiteral("--objective"),
+                                QStringLiteral("energy-to-accuracy"), QStringLiteral("--budgets"),
+                                QStringLiteral("30,45")} +
+                   common);
+        QVERIFY2(evaluate.exitCode == 0, qPrintable(evaluate.err));
+        const auto withoutSeconds = [](const QString &out) {
+            QStringList lines = out.trimmed().split(QLatin1Char('\n'));
+            for (QString &line : lines) {
+                QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+                o.remove(QStringLiteral("seconds"));
+                line = QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+            }
+            return lines;
+        };
+        QCOMPARE(withoutSeconds(evaluate.out), withoutSeconds(alias.out));
+        QCOMPARE(withoutSeconds(evaluate.out).size(), 3);
+        QVERIFY(evaluate.out.contains(QLatin1String("\"objective\":\"energy\"")));
+
+        const CliResult wrong =
+            runCli(QStringList {QStringLiteral("evaluate"), QStringLiteral("--objective"),
+                                QStringLiteral("speed")} +
+                   common);
+        QCOMPARE(wrong.exitCode, 2);
+        QVERIFY2(wrong.err.contains(QLatin1String("--objective: expected time-to-accuracy")),
+                 qPrintable(wrong.err));
+        const CliResult noCaps =
+            runCli({QStringLiteral("evaluate"), QStringLiteral("--objective"),
+                    QStringLiteral("time-to-accuracy"), QStringLiteral("--db"), m_db,
+                    QStringLiteral("--workload"), QStringLiteral("resnet18")});
+        QCOMPARE(noCaps.exitCode, 2);
+        QVERIFY2(noCaps.err.contains(QLatin1String("--power-budgets")), qPrintable(noCaps.err));
     }
 };
 

@@ -196,13 +196,80 @@ private Q_SLOTS:
         QCOMPARE(runCli(convergence(db, QStringLiteral("resnet18"), {})).out, shown.out);
     }
 
+    // --proxy on the simulated Jetson: its proxy_train.py trains each batch size to the target
+    // (SIMULATED); the relation is stored with provenance proxy.
+    void proxyRunStoresAProxyRelation()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        const QString db = fresh(QStringLiteral("c.sqlite"));
+        const CliResult r = runCli(convergence(
+            db, QStringLiteral("resnet18"),
+            {QStringLiteral("--proxy"), QStringLiteral("--command"),
+             QStringLiteral("python3 proxy_train.py --model resnet18"),
+             QStringLiteral("--target-accuracy"), QStringLiteral("0.6"),
+             QStringLiteral("--base-lr"), QStringLiteral("0.1"), QStringLiteral("--base-batch"),
+             QStringLiteral("256"), QStringLiteral("--batch-sizes"), QStringLiteral("16,64"),
+             QStringLiteral("--sim-speed"), QStringLiteral("5000"), QStringLiteral("--sim-state"),
+             fresh(QStringLiteral("sim")), QStringLiteral("--json")}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 3);  // one object per batch size, then the relation
+        const QJsonObject first = QJsonDocument::fromJson(lines[0].toUtf8()).object();
+        QCOMPARE(first.value(QLatin1String("status")).toString(), QStringLiteral("reached"));
+        QCOMPARE(first.value(QLatin1String("learning_rate")).toDouble(), 0.00625);
+        const QJsonObject relation = lastObject(r.out);
+        QCOMPARE(relation.value(QLatin1String("provenance")).toString(), QStringLiteral("proxy"));
+        QCOMPARE(relation.value(QLatin1String("stored")).toBool(), true);
+        QCOMPARE(relation.value(QLatin1String("target_accuracy")).toDouble(), 0.6);
+        QCOMPARE(relation.value(QLatin1String("points")).toArray().size(), 2);
+        QVERIFY2(
+            relation.value(QLatin1String("source"))
+                .toString()
+                .startsWith(QStringLiteral("proxy run on sim:orin-agx: python3 proxy_train.py")),
+            qPrintable(relation.value(QLatin1String("source")).toString()));
+        const CliResult shown = runCli(convergence(db, QStringLiteral("resnet18"), {}));
+        QVERIFY2(shown.out.contains(QStringLiteral("provenance: proxy (measured by short proxy "
+                                                   "training runs)")),
+                 qPrintable(shown.out));
+    }
+
+    // Batch sizes that do not reach the target are reported with their reason; with fewer
+    // than two that did, nothing is stored and the command fails.
+    void proxyRunShortOfTheTargetStoresNothing()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        const QString db = fresh(QStringLiteral("c.sqlite"));
+        const CliResult r = runCli(convergence(
+            db, QStringLiteral("resnet18"),
+            {QStringLiteral("--proxy"), QStringLiteral("--command"),
+             QStringLiteral("python3 proxy_train.py --model resnet18 --max-epochs 2"),
+             QStringLiteral("--target-accuracy"), QStringLiteral("0.6"),
+             QStringLiteral("--base-lr"), QStringLiteral("0.1"), QStringLiteral("--base-batch"),
+             QStringLiteral("256"), QStringLiteral("--batch-sizes"), QStringLiteral("16,1024"),
+             QStringLiteral("--sim-speed"), QStringLiteral("5000"), QStringLiteral("--sim-state"),
+             fresh(QStringLiteral("sim"))}));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("batch 16 (lr 0.00625): did not reach the target: "
+                                               "did not reach accuracy 0.6")) &&
+                     r.err.contains(QStringLiteral("batch 1024 (lr 0.4): failed")) &&
+                     r.err.contains(QStringLiteral("out of memory")) &&
+                     r.err.contains(QStringLiteral("0 of 2 batch sizes reached accuracy 0.6; a "
+                                                   "relation needs at least 2, nothing was "
+                                                   "stored")),
+                 qPrintable(r.err));
+        const CliResult none = runCli(convergence(db, QStringLiteral("resnet18"), {}));
+        QCOMPARE(none.exitCode, 2);
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("error");
         QTest::newRow("two ways in")
             << QStringList {"--simulate", "--show"}
-            << "convergence: --import, --simulate and --show are alternatives; give one";
+            << "convergence: --import, --simulate, --proxy and --show are alternatives; give one";
         QTest::newRow("seed without simulate")
             << QStringList {"--seed", "3"} << "--seed: only with --simulate";
         QTest::newRow("dataset size without import")
@@ -211,6 +278,24 @@ private Q_SLOTS:
             << QStringList {"--simulate", "--batch-sizes", "8"}
             << "--batch-sizes: 1 batch size(s); expected at least 2 to relate (a list such as "
                "8,16,32,64,128)";
+        QTest::newRow("proxy option without proxy")
+            << QStringList {"--simulate", "--command", "python3 t.py"}
+            << "--command: only with --proxy";
+        QTest::newRow("proxy without its command")
+            << QStringList {"--proxy", "--target-accuracy", "0.9", "--base-lr",
+                            "0.1",     "--base-batch",      "32"}
+            << "--command: required with --proxy";
+        QTest::newRow("proxy accuracy in percent")
+            << QStringList {"--proxy", "--command", "python3 t.py", "--target-accuracy",
+                            "90",      "--base-lr", "0.1",          "--base-batch",
+                            "32"}
+            << "--target-accuracy: '90' is not an accuracy; expected a fraction in (0, 1], e.g. "
+               "0.9 (not a percent)";
+        QTest::newRow("proxy base batch")
+            << QStringList {"--proxy", "--command", "python3 t.py", "--target-accuracy",
+                            "0.9",     "--base-lr", "0.1",          "--base-batch",
+                            "0"}
+            << "--base-batch: expected a batch size 1 to 4096";
         QTest::newRow("bad batch size")
             << QStringList {"--simulate", "--batch-sizes", "8,x"}
             << "--batch-sizes: 'x': expected a minibatch size of 1 to 4096 (a list such as "
