@@ -85,7 +85,9 @@ void LineReader::append(const char *data, qsizetype size)
 
 void LineReader::finish()
 {
-    if (!m_discarding)
+    // A protocol line is a message only once its newline has come: one cut off by the end of
+    // the stream (a connection dropped mid-write) is not parsed as a reply. A log keeps it.
+    if (!m_discarding && m_mode == OverLong::Truncate)
         queue(m_partial);
     m_partial.clear();
     m_discarding = false;

@@ -39,7 +39,9 @@ public:
 
     void append(const char *data, qsizetype size);
     void append(const QByteArray &data) { append(data.constData(), data.size()); }
-    // The end of the stream: a last line without its newline is queued (within its cap).
+    // The end of the stream. A last line without its newline is queued (within its cap) in
+    // Truncate mode; in Discard mode it is dropped: a protocol line cut off mid-write is no
+    // message.
     void finish();
 
     bool wantsInput() const { return m_lines.size() < m_maxQueuedLines; }

@@ -126,7 +126,7 @@ void LocalProcessTransport::readOutput()
         const QByteArray chunk = m_process.read(m_reader.room());
         if (chunk.isEmpty()) {
             if (m_process.state() == QProcess::NotRunning)
-                m_reader.finish();  // a last line without its newline
+                m_reader.finish();  // a last line cut off mid-write is dropped
         } else {
             m_reader.append(chunk);
         }

@@ -17,6 +17,7 @@ struct Stored
     qint64 measurements = -1;
     qint64 distinctModes = -1;
     qint64 pending = -1;
+    qint64 failed = -1;  // modes the search tried that gave no measurement
 };
 
 Stored storedIn(const QString &db)
@@ -30,6 +31,8 @@ Stored storedIn(const QString &db)
         "SELECT count(*) FROM (SELECT DISTINCT cores, cpu_khz, gpu_hz, emc_hz FROM measurements)"));
     s.pending = *connection->queryInt(
         QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'pending'"));
+    s.failed = *connection->queryInt(
+        QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = 'failed'"));
     return s;
 }
 
@@ -106,7 +109,10 @@ private:
         QCOMPARE(answer.value(QLatin1String("power_w")).toDouble(), power);
         const Stored s = storedIn(db);
         QCOMPARE(s.measurements, s.distinctModes);
-        QCOMPARE(s.measurements, qint64(answer.value(QLatin1String("profiled")).toInt()));
+        // A mode that failed (on a busy machine the simulated power may not settle within 12
+        // minibatches) was profiled too, without a measurement.
+        QCOMPARE(s.measurements + s.failed,
+                 qint64(answer.value(QLatin1String("profiled")).toInt()));
         QCOMPARE(s.pending, 0);
     }
 

@@ -23,9 +23,18 @@ private Q_SLOTS:
         reader.append(QByteArray(":2}\r\n\n  \n"));
         QCOMPARE(reader.takeLine(), QByteArray("{\"id\":2}"));
         QVERIFY(!reader.hasLine());  // empty lines are not queued
-        reader.append(QByteArray("last"));
+        reader.append(QByteArray("{\"id\":3,\"ok\":tr"));
         reader.finish();
-        QCOMPARE(reader.takeLine(), QByteArray("last"));
+        QVERIFY2(!reader.hasLine(), "a reply cut off by the end of the stream is no reply");
+    }
+
+    void aLogKeepsItsLastLineWithoutNewline()
+    {
+        LineReader reader(LineReader::OverLong::Truncate, 100);
+        reader.append(QByteArray("Traceback: last words"));
+        QVERIFY(!reader.hasLine());
+        reader.finish();
+        QCOMPARE(reader.takeLine(), QByteArray("Traceback: last words"));
     }
 
     void overLongLineIsDiscardedThroughItsNewline()
