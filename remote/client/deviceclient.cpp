@@ -1,11 +1,11 @@
 #include "deviceclient.h"
 
 #include "linereader.h"
+#include "nonfinitejson.h"
 #include "transport.h"
 #include "util/printable.h"
 
 #include <QJsonDocument>
-#include <QJsonParseError>
 
 #include <cmath>
 #include <limits>
@@ -256,12 +256,20 @@ void DeviceClient::strayLine(const QString &what, const QByteArray &line)
 
 void DeviceClient::handleLine(const QByteArray &line)
 {
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
+    QJsonDocument document = QJsonDocument::fromJson(line);
     if (!document.isObject()) {
-        badLine(QStringLiteral("not a JSON object"),
+        // NaN or 1e999 in a reply: read as the string "NaN", so the reply still ends its call
+        // (refused by its checks) rather than leaving it to wait for its timeout. Still a bad
+        // line.
+        const std::optional<QByteArray> nulled = withNonFiniteNumbersAsText(line);
+        if (nulled)
+            document = QJsonDocument::fromJson(*nulled);
+        badLine(document.isObject()
+                    ? QStringLiteral("numbers JSON has no room for (NaN, infinity; read as text)")
+                    : QStringLiteral("not a JSON object"),
                 printable(QString::fromUtf8(line.left(240)), LineReader::kPrefixChars));
-        return;
+        if (!document.isObject() || !m_transport || !m_transport->isOpen())
+            return;
     }
     const QJsonObject message = document.object();
     const qint64 id = idOf(message);

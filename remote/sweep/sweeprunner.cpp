@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include <optional>
+#include <utility>
 
 namespace ptwb {
 
@@ -178,12 +179,7 @@ void SweepRunner::wakeWaiting()
 
 void SweepRunner::cancel()
 {
-    m_cancelled = true;
-    wakeWaiting();  // they retire: nothing new starts after a cancel
-    for (auto &worker : m_workers) {
-        if (worker->streaming && worker->client)
-            worker->client->stop(worker->streaming);
-    }
+    stopEveryWorker();
     maybeFinish();
 }
 
@@ -748,11 +744,29 @@ void SweepRunner::stopEveryWorker()
 {
     // As a cancel: the modes in flight on other devices stay pending, the sweep resumable.
     m_cancelled = true;
-    wakeWaiting();
+    wakeWaiting();  // they retire: nothing new starts after a cancel
     for (auto &worker : m_workers) {
         if (worker->streaming && worker->client)
             worker->client->stop(worker->streaming);
     }
+    if (std::exchange(m_stopGraceArmed, true))
+        return;
+    // A device that ignores `stop`, or a call it never answers, must not hold the stop up to
+    // the call's own timeout: after the grace period each connection still busy is closed (its
+    // mode stays pending, measured again on resume).
+    QTimer::singleShot(m_options.stopGraceMs, this, [this] {
+        if (m_finished)
+            return;
+        for (auto &worker : m_workers) {
+            if (worker->state == State::Retired || !worker->client)
+                continue;
+            Q_EMIT message(QStringLiteral("%1: no answer %2 s after the sweep stopped; "
+                                          "disconnecting (its mode stays pending)")
+                               .arg(worker->device.target)
+                               .arg(m_options.stopGraceMs / 1000.0));
+            worker->client->disconnectFromDevice();
+        }
+    });
 }
 
 template<typename Write>

@@ -78,6 +78,9 @@ public:
         // stays pending (measured again on resume).
         int storeAttempts = 3;
         int storeRetryDelayMs = 500;
+        // After a cancel (or a stop for failures or the store), how long a device may take to
+        // end its calls before its connection is closed.
+        int stopGraceMs = 10000;
     };
 
     SweepRunner(Store &store, qint64 sweepId, QVector<SweepDevice> devices, Options options,
@@ -204,6 +207,7 @@ private:
     QString m_storeFailure;  // set when a store write failed for good
     PlausibleRanges m_ranges;  // of the sweep's device kind: replies outside are refused
     bool m_cancelled = false;
+    bool m_stopGraceArmed = false;
     bool m_finished = false;
 };
 

@@ -154,24 +154,6 @@ QString richLabel(QWidget *root)
     return {};
 }
 
-// Cases whose bound is another part of issue 21's fix, not the window's: skipped until those are
-// merged (PTWB_HOSTILE_ALL=1 runs them anyway; remove an entry once its fix is in).
-QString pendingElsewhere(const char *test, const QString &hostileCase)
-{
-    if (qEnvironmentVariableIsSet("PTWB_HOSTILE_ALL"))
-        return {};
-    const bool sweep = qstrcmp(test, "sweepSurvives") == 0;
-    if (hostileCase == QLatin1String("endless-events"))
-        return QStringLiteral("an event keeps a call alive: bounded by the client's reading "
-                              "(issue 21 finding 3, branch wt-wire)");
-    if (sweep && hostileCase == QLatin1String("absurd-numbers"))
-        return QStringLiteral("a profile reply that is not JSON (1e999) leaves its call waiting "
-                              "and Cancel does not end it (with wt-store merged; before, a "
-                              "thermal zone at 1e300 C kept the sweep waiting to cool): the "
-                              "client's bounds, finding 3, wt-wire");
-    return {};
-}
-
 // What the labels under `root` say, for a failing test's message.
 QString labelTexts(QWidget *root)
 {
@@ -288,9 +270,6 @@ private Q_SLOTS:
     {
         // Hostile from the hello on: the Devices view connects, shows the device or why not.
         QFETCH(QString, hostileCase);
-        if (const QString why = pendingElsewhere(QTest::currentTestFunction(), hostileCase);
-            !why.isEmpty())
-            QSKIP(qPrintable(why));
         FifoWatch watch(QFile::encodeName(m_fifo));
         const MemoryWatchdog watchdog(4 * kMemoryBoundKiB);
         const qint64 before = residentKiB();
@@ -335,9 +314,6 @@ private Q_SLOTS:
     {
         // An honest hello, then the case: the sweep's profile replies are hostile.
         QFETCH(QString, hostileCase);
-        if (const QString why = pendingElsewhere(QTest::currentTestFunction(), hostileCase);
-            !why.isEmpty())
-            QSKIP(qPrintable(why));
         FifoWatch watch(QFile::encodeName(m_fifo));
         const MemoryWatchdog watchdog(4 * kMemoryBoundKiB);
         const qint64 before = residentKiB();
