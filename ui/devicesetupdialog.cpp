@@ -73,7 +73,7 @@ DeviceSetupDialog::DeviceSetupDialog(const QString &target, const QString &name,
     intro->setTextFormat(Qt::RichText);
 
     m_password->setObjectName(QStringLiteral("sudoPassword"));
-    m_password->setEchoMode(QLineEdit::Password);
+    prepareSecretField(m_password);
     m_password->setPlaceholderText(tr("your password on the device"));
     m_password->setToolTip(tr("The password sudo asks of your login on the device"));
     auto *form = new QFormLayout;

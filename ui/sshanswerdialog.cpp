@@ -33,7 +33,10 @@ SshAnswerDialog::SshAnswerDialog(const QString &title, const QString &intro,
     auto *form = new QFormLayout;
     for (const SshPromptRequest::Question &question : questions) {
         auto *field = new QLineEdit(this);
-        field->setEchoMode(question.echo ? QLineEdit::Normal : QLineEdit::Password);
+        if (question.echo)
+            field->setEchoMode(QLineEdit::Normal);
+        else
+            prepareSecretField(field);
         form->addRow(plainLabel(question.text, this), field);
         m_fields.append(field);
     }
@@ -47,6 +50,18 @@ SshAnswerDialog::SshAnswerDialog(const QString &title, const QString &intro,
 SshAnswerDialog::~SshAnswerDialog()
 {
     takeAnswers();  // wiped: the secret does not stay in the widget, nor in freed memory
+}
+
+void prepareSecretField(QLineEdit *field)
+{
+    field->setEchoMode(QLineEdit::Password);
+    field->setMaxLength(kMaxSecretChars);
+    // The field's text starts in a buffer with room for the longest secret, and this is its
+    // only holder: typing then never grows it into a new buffer, which would leave the old one,
+    // the secret's first characters, in freed memory. takeSecret overwrites it in place.
+    QString room;
+    room.reserve(kMaxSecretChars);
+    field->setText(room);
 }
 
 QString takeSecret(QLineEdit *field)

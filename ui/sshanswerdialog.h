@@ -30,6 +30,10 @@ private:
     QList<QLineEdit *> m_fields;
 };
 
+// The longest secret a field takes (characters).
+constexpr int kMaxSecretChars = 1024;
+// Masks `field` and gives it a buffer that typing never outgrows (see takeSecret).
+void prepareSecretField(QLineEdit *field);
 // A secret field's text in memory of its own; the field's copy is overwritten and emptied.
 QString takeSecret(QLineEdit *field);
 

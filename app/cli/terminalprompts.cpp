@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <pthread.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -47,8 +48,13 @@ void say(const QString &text)
 // the signals' previous dispositions. Only async-signal-safe calls touch them in the handler.
 int echoFd = -1;
 termios echoSaved {};
+termios echoQuiet {};
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction previous[std::size(kSignals)];
+// Ctrl-Z (and a background read or write): the shell gets its terminal back with echo on, and
+// the question goes on without echo when the process is continued.
+constexpr int kStopSignals[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+struct sigaction previousStop[std::size(kStopSignals)];
 std::atomic<bool> interrupted {false};
 
 void restoreOnSignal(int signal)
@@ -63,7 +69,33 @@ void restoreOnSignal(int signal)
     raise(signal);  // blocked until this handler returns, then what it would have done
 }
 
-// Echo off on `fd` until destroyed (or a signal ends the process: then restored first).
+void suspendOnSignal(int signal)
+{
+    const int savedErrno = errno;
+    if (echoFd >= 0)
+        tcsetattr(echoFd, TCSANOW, &echoSaved);
+    struct sigaction stop
+    {
+    };
+    stop.sa_handler = SIG_DFL;
+    sigemptyset(&stop.sa_mask);
+    struct sigaction ours
+    {
+    };
+    sigaction(signal, &stop, &ours);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal);
+    pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+    raise(signal);  // stops the process here; continues after SIGCONT
+    sigaction(signal, &ours, nullptr);
+    if (echoFd >= 0)
+        tcsetattr(echoFd, TCSANOW, &echoQuiet);
+    errno = savedErrno;
+}
+
+// Echo off on `fd` until destroyed (or a signal ends the process: then restored first; or
+// stops it: restored while stopped).
 class EchoOff
 {
 public:
@@ -84,6 +116,10 @@ public:
             sigaction(kSignals[i], &action, &previous[i]);
         termios quiet = saved;
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL);
+        echoQuiet = quiet;
+        action.sa_handler = suspendOnSignal;
+        for (size_t i = 0; i < std::size(kStopSignals); ++i)
+            sigaction(kStopSignals[i], &action, &previousStop[i]);
         tcsetattr(fd, TCSAFLUSH, &quiet);
         m_fd = fd;
     }
@@ -94,6 +130,8 @@ public:
         tcsetattr(m_fd, TCSAFLUSH, &echoSaved);
         for (size_t i = 0; i < std::size(kSignals); ++i)
             sigaction(kSignals[i], &previous[i], nullptr);
+        for (size_t i = 0; i < std::size(kStopSignals); ++i)
+            sigaction(kStopSignals[i], &previousStop[i], nullptr);
         echoFd = -1;
     }
     EchoOff(const EchoOff &) = delete;

@@ -161,6 +161,62 @@ private Q_SLOTS:
         QVERIFY(child->echoOn());
     }
 
+    // Ctrl-Z: the shell gets its terminal back with echo on; continued, the question goes on
+    // without echo. (Ctrl-Z also discards what was typed on the line so far: the terminal does
+    // that for any program, so the answer is what is typed after.) The child plays the shell:
+    // the question runs in a job of its own (a process group that is not orphaned, or the
+    // kernel ignores a stop), in the foreground, as a shell runs `ptwb`.
+    void ctrlZGivesTheTerminalBackAndTheQuestionGoesOn()
+    {
+        auto child = onTerminal([] {
+            const pid_t job = ::fork();
+            if (job == 0) {
+                ::setpgid(0, 0);
+                for (int waited = 0; ::tcgetpgrp(STDIN_FILENO) != ::getpgrp(); ++waited) {
+                    if (waited > 5000)
+                        _exit(4);
+                    ::usleep(1000);
+                }
+                const std::optional<QString> answer = askSecret(QStringLiteral("Secret: "));
+                std::printf("ANSWER[%s] ECHO=%d END\n", answer ? qPrintable(*answer) : "none",
+                            echoOnStdin() ? 1 : 0);
+                std::fflush(nullptr);
+                _exit(0);
+            }
+            ::setpgid(job, job);
+            ::signal(SIGTTOU, SIG_IGN);  // the shell takes its terminal back from the background
+            ::tcsetpgrp(STDIN_FILENO, job);
+            int status = 0;
+            while (::waitpid(job, &status, WUNTRACED) == job && WIFSTOPPED(status)) {
+                ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+                std::printf("STOPPED ECHO=%d\n", echoOnStdin() ? 1 : 0);
+                std::fflush(stdout);
+                char line[16];
+                if (!std::fgets(line, sizeof line, stdin))  // "fg"
+                    return 3;
+                ::tcsetpgrp(STDIN_FILENO, job);
+                ::kill(-job, SIGCONT);
+            }
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+        });
+        QVERIFY(child);
+        QVERIFY(child->readUntil("Secret: ").endsWith("Secret: "));
+        QVERIFY(!child->echoOn());
+        child->type("hun");
+        child->type("\x1a");  // Ctrl-Z
+        const QByteArray stopped = child->readUntil("\n");
+        QVERIFY2(stopped.contains("STOPPED ECHO=1"), stopped.constData());
+        QVERIFY(child->echoOn());
+        child->type("fg\n");
+        QTRY_VERIFY_WITH_TIMEOUT(!child->echoOn(), 5000);  // off again for the rest
+        child->type("hunter2\n");
+        const QByteArray out = child->readUntil("END");
+        QVERIFY2(out.contains("ANSWER[hunter2] ECHO=1"), out.constData());
+        QCOMPARE(out.count("hunter2"), 1);  // not echoed after the stop either
+        QCOMPARE(child->wait(), 0);
+        QVERIFY(child->echoOn());
+    }
+
     void serverTextsCannotSteerTheTerminal()
     {
         // OSC 52 (write the clipboard), a title change, erase line, a C1 CSI.
