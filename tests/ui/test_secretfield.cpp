@@ -95,7 +95,10 @@ private Q_SLOTS:
         // What the caller holds is its own to wipe: here the test's needle stays, the rest goes.
         const QByteArray needle = utf16Prefix(secret, 6);
         // The scan finds what is there: the answer and the test's own string.
-        QVERIFY(occurrences(needle, needle.constData()) >= 2);
+        const int before = occurrences(needle, needle.constData());
+        if (before < 0)
+            QSKIP("this process's memory cannot be read (/proc/self/mem)");
+        QVERIFY(before >= 2);
         wipeSecret(answer);
         wipeSecret(secret);
         const int left = occurrences(needle, needle.constData());
