@@ -17,7 +17,6 @@ namespace {
 
 // The agent sends an event at least every 2 wall seconds while a batch size trains.
 constexpr int kInactivityMs = 60000;
-constexpr int kMaxReasonChars = 1000;
 constexpr int kMaxSourceChars = 500;
 constexpr int kMaxOutputLines = 20;
 
@@ -169,7 +168,8 @@ Expected<ProxyBatchResult> ProxyBatchResult::fromJson(const QJsonObject &object)
     r.samples = finiteNumber(object.value(QLatin1String("samples")));
     r.accuracy = finiteNumber(object.value(QLatin1String("accuracy")));
     r.seconds = std::max(0.0, finiteNumber(object.value(QLatin1String("seconds"))).value_or(0));
-    r.reason = printable(object.value(QLatin1String("reason")).toString(), kMaxReasonChars);
+    r.reason =
+        printable(object.value(QLatin1String("reason")).toString(), OneCallRun::kMaxReasonChars);
     r.output =
         WorkloadOutput::fromJson(object.value(QLatin1String("output")).toArray(), kMaxOutputLines);
     if (r.reached() && !(r.samples && *r.samples > 0)) {
@@ -240,85 +240,43 @@ QStringList ProxyRunReport::shortfalls() const
 
 ProxyConvergenceRun::ProxyConvergenceRun(DeviceEndpoint device, ProxyRunRequest request,
                                          QObject *parent)
-    : QObject(parent)
-    , m_device(std::move(device))
+    : OneCallRun(std::move(device), parent)
     , m_request(std::move(request))
 {
-}
-
-ProxyConvergenceRun::~ProxyConvergenceRun()
-{
-    if (m_client) {
-        // Whatever trains on the device ends with the agent, which ends with the connection.
-        m_client->disconnect(this);
-        m_client->disconnectFromDevice();
-    }
 }
 
 void ProxyConvergenceRun::begin()
 {
     m_clock.start();
-    if (const Status checked = m_request.check(); !checked) {
-        QTimer::singleShot(0, this,
-                           [this, checked] { finish(passOn<Expected<ProxyRunReport>>(checked)); });
-        return;
-    }
-    Expected<Transport *> transport = m_device.connect();
-    if (!transport) {
-        const QString error = transport.error();
-        QTimer::singleShot(0, this,
-                           [this, error] { finish(Expected<ProxyRunReport>::failure(error)); });
-        return;
-    }
-    m_client = std::make_unique<DeviceClient>(*transport);
-    connect(m_client.get(), &DeviceClient::ready, this, [this] { onReady(); });
-    connect(m_client.get(), &DeviceClient::disconnected, this, [this](const QString &reason) {
-        if (m_call)
-            return;  // the call in flight reports it
-        finish(Expected<ProxyRunReport>::failure(
-            QStringLiteral("%1: %2").arg(m_device.address, printable(reason, kMaxReasonChars))));
-    });
-    m_client->connectToDevice();
+    OneCallRun::begin(m_request.check());
 }
 
-void ProxyConvergenceRun::onReady()
+DeviceCall *ProxyConvergenceRun::makeCall(DeviceClient &client)
 {
-    if (m_cancelled) {
-        finish(Expected<ProxyRunReport>::failure(QStringLiteral("cancelled")));
-        return;
+    DeviceCall *call =
+        client.call(QStringLiteral("proxy_convergence"), m_request.toJson(), kInactivityMs);
+    connect(call, &DeviceCall::eventReceived, this, &ProxyConvergenceRun::onEvent);
+    return call;
+}
+
+void ProxyConvergenceRun::succeed(const QJsonObject &result)
+{
+    ProxyRunReport report;
+    report.host = device().address;
+    for (const QJsonValue &value : result.value(QLatin1String("batches")).toArray()) {
+        Expected<ProxyBatchResult> batch = ProxyBatchResult::fromJson(value.toObject());
+        if (!batch) {
+            finish(passOn<Expected<ProxyRunReport>>(batch));
+            return;
+        }
+        report.batches.append(*batch);
     }
-    Q_EMIT connected(m_device.name);
-    m_call = m_client->call(QStringLiteral("proxy_convergence"), m_request.toJson(), kInactivityMs);
-    connect(m_call, &DeviceCall::eventReceived, this, &ProxyConvergenceRun::onEvent);
-    connect(m_call, &DeviceCall::finished, this, [this](const DeviceReply &reply) {
-        m_call = nullptr;
-        if (reply.ok) {
-            ProxyRunReport report;
-            report.host = m_device.address;
-            for (const QJsonValue &value : reply.result.value(QLatin1String("batches")).toArray()) {
-                Expected<ProxyBatchResult> batch = ProxyBatchResult::fromJson(value.toObject());
-                if (!batch) {
-                    finish(passOn<Expected<ProxyRunReport>>(batch));
-                    return;
-                }
-                report.batches.append(*batch);
-            }
-            finish(report);
-            return;
-        }
-        if (m_cancelled && reply.error.code == QLatin1String("stopped")) {
-            finish(Expected<ProxyRunReport>::failure(QStringLiteral("cancelled")));
-            return;
-        }
-        const QString message = printable(reply.error.text(), kMaxReasonChars);
-        if (reply.error.code == QLatin1String("bad_field") ||
-            reply.error.code == QLatin1String("bad_request")) {
-            finish(Expected<ProxyRunReport>::badInput(InputField::Run, message));
-            return;
-        }
-        finish(Expected<ProxyRunReport>::failure(
-            QStringLiteral("%1: %2").arg(m_device.address, message)));
-    });
+    finish(report);
+}
+
+void ProxyConvergenceRun::fail(const Status &why)
+{
+    finish(passOn<Expected<ProxyRunReport>>(why));
 }
 
 void ProxyConvergenceRun::onEvent(const QString &kind, const QJsonObject &event)
@@ -362,28 +320,10 @@ std::optional<double> ProxyConvergenceRun::secondsLeft() const
     return elapsed * (1 - done) / done;
 }
 
-void ProxyConvergenceRun::cancel()
-{
-    if (m_finished || m_cancelled)
-        return;
-    m_cancelled = true;
-    if (m_call && m_client)
-        m_client->stop(m_call);
-    else if (!m_client || !m_client->isReady())
-        finish(Expected<ProxyRunReport>::failure(QStringLiteral("cancelled")));
-}
-
 void ProxyConvergenceRun::finish(const Expected<ProxyRunReport> &report)
 {
-    if (m_finished)
-        return;
-    m_finished = true;
-    if (m_client) {
-        m_client->disconnect(this);
-        m_client->disconnectFromDevice();
-        m_client.release()->deleteLater();
-    }
-    Q_EMIT finished(report);
+    if (end())
+        Q_EMIT finished(report);
 }
 
 std::unique_ptr<ProxyConvergenceRun>

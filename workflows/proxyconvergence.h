@@ -1,6 +1,7 @@
 #pragma once
 
 #include "deviceendpoint.h"
+#include "onecallrun.h"
 #include "store/convergence.h"
 #include "store/workloadoutput.h"
 #include "util/expected.h"
@@ -95,15 +96,11 @@ struct ProxyRunReport
 // A proxy run on one device, event-driven on the thread that creates it (which needs an event
 // loop). finished() comes once: the report (some batches may not have reached the target) or
 // why there is none (the device could not be reached, the request was refused, "cancelled").
-class ProxyConvergenceRun : public QObject
+class ProxyConvergenceRun : public OneCallRun
 {
     Q_OBJECT
 
 public:
-    ~ProxyConvergenceRun() override;
-    // Stops the training on the device; finished() then says "cancelled". Nothing once finished.
-    void cancel();
-    bool isFinished() const { return m_finished; }
     // An estimate of the share done (0..1): finished batch sizes, and within the running one
     // its accuracy over the target (or its samples over the cap, if more).
     double fractionDone() const;
@@ -111,7 +108,6 @@ public:
     std::optional<double> secondsLeft() const;
 
 Q_SIGNALS:
-    void connected(const QString &deviceName);
     void batchStarted(int index, int count, int batchSize, double learningRate);
     // A progress line of the running batch size (samples and accuracy as printed).
     void progressed(int batchSize, double samples, double accuracy);
@@ -123,19 +119,16 @@ private:
     startProxyConvergence(const DeviceEndpoint &, const ProxyRunRequest &, QObject *);
     ProxyConvergenceRun(DeviceEndpoint device, ProxyRunRequest request, QObject *parent);
     void begin();
-    void onReady();
+    DeviceCall *makeCall(DeviceClient &client) override;
+    void succeed(const QJsonObject &result) override;
+    void fail(const Status &why) override;
     void onEvent(const QString &kind, const QJsonObject &event);
     void finish(const Expected<ProxyRunReport> &report);
 
-    DeviceEndpoint m_device;
     ProxyRunRequest m_request;
-    std::unique_ptr<DeviceClient> m_client;
-    DeviceCall *m_call = nullptr;  // while proxy_convergence is in flight
     QElapsedTimer m_clock;
     int m_batchesDone = 0;
     double m_within = 0;  // share of the running batch size done
-    bool m_cancelled = false;
-    bool m_finished = false;
 };
 
 // Starts a proxy run. A request that cannot run (ProxyRunRequest::check) finishes at once (on

@@ -108,20 +108,10 @@ Expected<WorkloadTestReport> WorkloadTestReport::fromJson(const QJsonObject &res
 
 WorkloadTest::WorkloadTest(DeviceEndpoint device, WorkloadSpec workload, int seconds,
                            QObject *parent)
-    : QObject(parent)
-    , m_device(std::move(device))
+    : OneCallRun(std::move(device), parent)
     , m_workload(std::move(workload))
     , m_seconds(seconds)
 {
-}
-
-WorkloadTest::~WorkloadTest()
-{
-    if (m_client) {
-        // Whatever runs on the device ends with the agent, which ends with the connection.
-        m_client->disconnect(this);
-        m_client->disconnectFromDevice();
-    }
 }
 
 void WorkloadTest::begin()
@@ -134,41 +124,16 @@ void WorkloadTest::begin()
                                        .arg(kMaxSeconds)
                                        .arg(m_seconds));
     }
-    if (!checked) {
-        QTimer::singleShot(
-            0, this, [this, checked] { finish(passOn<Expected<WorkloadTestReport>>(checked)); });
-        return;
-    }
-    Expected<Transport *> transport = m_device.connect();
-    if (!transport) {
-        const QString error = transport.error();
-        QTimer::singleShot(0, this,
-                           [this, error] { finish(Expected<WorkloadTestReport>::failure(error)); });
-        return;
-    }
-    m_client = std::make_unique<DeviceClient>(*transport);
-    connect(m_client.get(), &DeviceClient::ready, this, [this] { onReady(); });
-    connect(m_client.get(), &DeviceClient::disconnected, this, [this](const QString &reason) {
-        if (m_call)
-            return;  // the call in flight reports it
-        finish(Expected<WorkloadTestReport>::failure(
-            QStringLiteral("%1: %2").arg(m_device.address, reason)));
-    });
-    m_client->connectToDevice();
+    OneCallRun::begin(checked);
 }
 
-void WorkloadTest::onReady()
+DeviceCall *WorkloadTest::makeCall(DeviceClient &client)
 {
-    if (m_cancelled) {
-        finish(Expected<WorkloadTestReport>::failure(QStringLiteral("cancelled")));
-        return;
-    }
-    Q_EMIT connected(m_device.name);
     const int minibatches = std::min(WorkloadDefinition::kMaxMinibatches,
                                      std::max(2, m_workload.skip + kTestMinibatches));
-    m_call =
-        m_client->testWorkload(m_workload, m_seconds, minibatches, m_seconds * 1000 + kTestSlackMs);
-    connect(m_call, &DeviceCall::eventReceived, this,
+    DeviceCall *call =
+        client.testWorkload(m_workload, m_seconds, minibatches, m_seconds * 1000 + kTestSlackMs);
+    connect(call, &DeviceCall::eventReceived, this,
             [this](const QString &kind, const QJsonObject &event) {
                 if (kind != QLatin1String("minibatch"))
                     return;
@@ -176,50 +141,23 @@ void WorkloadTest::onReady()
                 if (std::isfinite(ms) && ms > 0)
                     Q_EMIT minibatch(event.value(QLatin1String("index")).toInt(), ms);
             });
-    connect(m_call, &DeviceCall::finished, this, [this](const DeviceReply &reply) {
-        m_call = nullptr;
-        if (reply.ok) {
-            finish(WorkloadTestReport::fromJson(reply.result));
-            return;
-        }
-        if (m_cancelled && reply.error.code == QLatin1String("stopped")) {
-            finish(Expected<WorkloadTestReport>::failure(QStringLiteral("cancelled")));
-            return;
-        }
-        const QString message = printable(reply.error.text(), 1000);
-        // The agent refuses a workload it cannot run as given (a launcher without a python).
-        if (reply.error.code == QLatin1String("bad_field") ||
-            reply.error.code == QLatin1String("bad_request")) {
-            finish(Expected<WorkloadTestReport>::badInput(InputField::Run, message));
-            return;
-        }
-        finish(Expected<WorkloadTestReport>::failure(
-            QStringLiteral("%1: %2").arg(m_device.address, message)));
-    });
+    return call;
 }
 
-void WorkloadTest::cancel()
+void WorkloadTest::succeed(const QJsonObject &result)
 {
-    if (m_finished || m_cancelled)
-        return;
-    m_cancelled = true;
-    if (m_call && m_client)
-        m_client->stop(m_call);
-    else if (!m_client || !m_client->isReady())
-        finish(Expected<WorkloadTestReport>::failure(QStringLiteral("cancelled")));
+    finish(WorkloadTestReport::fromJson(result));
+}
+
+void WorkloadTest::fail(const Status &why)
+{
+    finish(passOn<Expected<WorkloadTestReport>>(why));
 }
 
 void WorkloadTest::finish(const Expected<WorkloadTestReport> &report)
 {
-    if (m_finished)
-        return;
-    m_finished = true;
-    if (m_client) {
-        m_client->disconnect(this);
-        m_client->disconnectFromDevice();
-        m_client.release()->deleteLater();
-    }
-    Q_EMIT finished(report);
+    if (end())
+        Q_EMIT finished(report);
 }
 
 std::unique_ptr<WorkloadTest> startWorkloadTest(const DeviceEndpoint &device,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "deviceendpoint.h"
+#include "onecallrun.h"
 #include "store/workloaddefinition.h"
 #include "store/workloadoutput.h"
 #include "util/expected.h"
@@ -63,7 +64,7 @@ struct WorkloadTestReport
 // mode is not changed) and finishes once, with the report or why there is none (the device could
 // not be reached, the request was refused, cancelled). A workload that fails is a report with a
 // reason, not an error. Event-driven on the thread that creates it, which needs an event loop.
-class WorkloadTest : public QObject
+class WorkloadTest : public OneCallRun
 {
     Q_OBJECT
 
@@ -72,13 +73,7 @@ public:
     // Minibatches measured beyond the skipped ones before the test stops early.
     static constexpr int kTestMinibatches = 20;
 
-    ~WorkloadTest() override;
-    // Stops the workload on the device; finished() then says "cancelled". Nothing once finished.
-    void cancel();
-    bool isFinished() const { return m_finished; }
-
 Q_SIGNALS:
-    void connected(const QString &deviceName);
     void minibatch(int index, double ms);
     void finished(const ptwb::Expected<ptwb::workflows::WorkloadTestReport> &report);
 
@@ -87,16 +82,13 @@ private:
                                                            const WorkloadSpec &, int, QObject *);
     WorkloadTest(DeviceEndpoint device, WorkloadSpec workload, int seconds, QObject *parent);
     void begin();
-    void onReady();
+    DeviceCall *makeCall(DeviceClient &client) override;
+    void succeed(const QJsonObject &result) override;
+    void fail(const Status &why) override;
     void finish(const Expected<WorkloadTestReport> &report);
 
-    DeviceEndpoint m_device;
     WorkloadSpec m_workload;
     int m_seconds = 30;
-    std::unique_ptr<DeviceClient> m_client;
-    DeviceCall *m_call = nullptr;  // while test_workload is in flight
-    bool m_cancelled = false;
-    bool m_finished = false;
 };
 
 // Starts a test of `workload` (WorkloadSpec::fromDefinition of a definition) for up to
