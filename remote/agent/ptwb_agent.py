@@ -1445,7 +1445,11 @@ class Agent(object):
                     next_tick = t0 + self.clock.real(k * interval / 1000.0)
                 if on_sample is not None:
                     on_sample(samples, mbs)
-                continue
+                # and the workload's output gets its turn after every sample: when sampling
+                # cannot keep up (a loaded machine, a time scale at which the interval is a
+                # microsecond) the next tick is always due, and a `continue` here starved the
+                # minibatch lines until the run was judged silent (seen on a loaded CI machine)
+                now = time.monotonic()
             item = wp.next_event(max(0.0, min(next_tick - now, 0.25)))
             if item is None or item[0] == "other":
                 continue
