@@ -179,6 +179,42 @@ const Preset *DeviceSpec::preset(const QString &name) const
     return nullptr;
 }
 
+QByteArray DeviceSpec::toJson() const
+{
+    const auto list = [](const QVector<qint64> &values) {
+        QJsonArray out;
+        for (const qint64 value : values)
+            out.append(double(value));
+        return out;
+    };
+    QJsonObject root {
+        {QStringLiteral("id"), m_id},
+        {QStringLiteral("name"), m_name},
+        {QStringLiteral("cores"),
+         QJsonObject {{QStringLiteral("min"), minCores()}, {QStringLiteral("max"), maxCores()}}},
+        {QStringLiteral("cpu_khz"), list(m_values[1])},
+        {QStringLiteral("gpu_hz"), list(m_values[2])},
+        {QStringLiteral("emc_hz"), list(m_values[3])},
+        {QStringLiteral("power_rails"), QJsonArray::fromStringList(m_powerRails)}};
+    if (!m_source.isEmpty())
+        root.insert(QStringLiteral("source"), m_source);
+    if (!m_socFamily.isEmpty())
+        root.insert(QStringLiteral("soc_family"), m_socFamily);
+    if (!m_defaultPreset.isEmpty())
+        root.insert(QStringLiteral("default_preset"), m_defaultPreset);
+    QJsonArray presets;
+    for (const Preset &p : m_presets) {
+        presets.append(QJsonObject {{QStringLiteral("name"), p.name},
+                                    {QStringLiteral("id"), p.id},
+                                    {QStringLiteral("cores"), p.cores},
+                                    {QStringLiteral("cpu_max_khz"), double(p.cpuMaxKHz)},
+                                    {QStringLiteral("gpu_max_hz"), double(p.gpuMaxHz)},
+                                    {QStringLiteral("emc_max_hz"), double(p.emcMaxHz)}});
+    }
+    root.insert(QStringLiteral("presets"), presets);
+    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
 PowerMode DeviceSpec::maxMode() const
 {
     PowerMode mode;

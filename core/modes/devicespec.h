@@ -20,7 +20,7 @@ struct Preset
 };
 
 // The frequency tables and presets of one Jetson model, as read from resources/devices/*.json
-// (built in) or, later, from a connected device.
+// (built in) or as a connected device reports them (deviceSpecFromReport, modes/devicereport.h).
 class DeviceSpec
 {
 public:
@@ -48,6 +48,8 @@ public:
     const QStringList &powerRails() const { return m_powerRails; }
     // Every clock at its highest value with all cores online (what NVIDIA calls MAXN).
     PowerMode maxMode() const;
+    // The spec in the schema fromJson reads (a stored device spec round-trips through it).
+    QByteArray toJson() const;
 
 private:
     QString m_id;

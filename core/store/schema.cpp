@@ -178,8 +178,31 @@ CREATE TABLE workload_definitions (
 ALTER TABLE sweep_modes ADD COLUMN output TEXT;
 )sql";
 
-const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                   kVersion5, kVersion6, kVersion7, kVersion8};
+// Version 9: a connected device's own spec (issue 22): the tables and presets it reported (as
+// DeviceSpec::toJson) under the spec's stable id (its family and a hash of the tables), and
+// which specs each device has had. A JetPack upgrade that changes a device's tables adds a spec
+// beside the one before; neither is replaced.
+const char kVersion9[] = R"sql(
+CREATE TABLE device_specs (
+    id         TEXT PRIMARY KEY,
+    family     TEXT NOT NULL,
+    model      TEXT NOT NULL,
+    l4t        TEXT,
+    spec       TEXT NOT NULL,
+    first_seen TEXT NOT NULL
+);
+CREATE TABLE device_spec_history (
+    device     TEXT NOT NULL,
+    spec_id    TEXT NOT NULL REFERENCES device_specs(id),
+    first_seen TEXT NOT NULL,
+    last_seen  TEXT NOT NULL,
+    seen_order INTEGER NOT NULL,  -- increases with every sighting: the newest is the highest
+    PRIMARY KEY (device, spec_id)
+);
+)sql";
+
+const char *const kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5,
+                                   kVersion6, kVersion7, kVersion8, kVersion9};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Schema::kCurrentVersion,
               "one migration per schema version");
 

@@ -10,7 +10,7 @@ namespace ptwb {
 class Schema
 {
 public:
-    static constexpr int kCurrentVersion = 8;
+    static constexpr int kCurrentVersion = 9;
     // PRAGMA application_id of our files: "PTWB".
     static constexpr qint64 kApplicationId = 0x50545742;
 

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonValue>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -213,8 +214,19 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
 
     for (const QJsonValue &preset : result.value(QLatin1String("presets")).toArray()) {
         const QJsonObject p = preset.toObject();
-        info.presets.append(
-            {p.value(QLatin1String("id")).toInt(), p.value(QLatin1String("name")).toString()});
+        // A cap that is not a whole positive number is left unknown (0), never guessed.
+        const auto cap = [&p](const char *key) {
+            const double v = p.value(QLatin1String(key)).toDouble();
+            return v >= 1 && v <= 1e13 && std::floor(v) == v ? qint64(v) : qint64(0);
+        };
+        DevicePreset read;
+        read.id = p.value(QLatin1String("id")).toInt();
+        read.name = p.value(QLatin1String("name")).toString().left(64);
+        read.cores = int(std::min<qint64>(cap("cores"), kMaxWireCores));
+        read.cpuMaxKHz = cap("cpu_khz_max");
+        read.gpuMaxHz = cap("gpu_hz_max");
+        read.emcMaxHz = cap("emc_hz_max");
+        info.presets.append(read);
     }
     for (const QJsonValue &zone : result.value(QLatin1String("thermal")).toArray()) {
         const double temperature = zone.toObject().value(QLatin1String("temp_c")).toDouble();
@@ -235,6 +247,36 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
         return failure(mode.error());
     info.mode = *mode;
     return info;
+}
+
+DeviceReport DeviceInfo::report() const
+{
+    DeviceReport r;
+    r.model = model;
+    r.l4t = l4t;
+    r.maxCores = cores.isEmpty() ? 0 : *std::max_element(cores.cbegin(), cores.cend());
+    r.cpuKHz = cpuKHz;
+    r.gpuHz = gpuHz;
+    r.emcHz = emcHz;
+    r.currentEmcHz = mode.emcHz;
+    for (const DevicePreset &p : presets) {
+        DeviceReport::ReportedPreset reported;
+        reported.name = p.name;
+        reported.id = p.id;
+        if (p.cores > 0 && p.cpuMaxKHz > 0 && p.gpuMaxHz > 0 && p.emcMaxHz > 0) {
+            Preset caps;
+            caps.name = p.name;
+            caps.id = p.id;
+            caps.cores = p.cores;
+            caps.cpuMaxKHz = p.cpuMaxKHz;
+            caps.gpuMaxHz = p.gpuMaxHz;
+            caps.emcMaxHz = p.emcMaxHz;
+            reported.caps = caps;
+        }
+        r.presets.append(reported);
+    }
+    r.rails = rails;
+    return r;
 }
 
 QString DeviceInfo::summary() const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "modes/devicereport.h"
 #include "modes/plausibility.h"
 #include "modes/powermode.h"
 #include "store/workloadoutput.h"
@@ -37,6 +38,11 @@ struct DevicePreset
 {
     int id = 0;
     QString name;
+    // Its caps as nvpmodel.conf gives them (the agent reads them); 0 where it did not say.
+    int cores = 0;
+    qint64 cpuMaxKHz = 0;
+    qint64 gpuMaxHz = 0;
+    qint64 emcMaxHz = 0;
 };
 
 // What `hello` says about the device.
@@ -81,6 +87,8 @@ struct DeviceInfo
     bool helperUsable() const { return helperState == QLatin1String("ok"); }
 
     static Expected<DeviceInfo> fromJson(const QJsonObject &result);
+    // What the device's own spec is built from (deviceSpecFromReport, issue 22).
+    DeviceReport report() const;
     // "Jetson AGX Orin (simulated) · L4T R35.4.1 · 12c/2.20C/1.30G/3.20M"
     QString summary() const;
 };

@@ -1,6 +1,7 @@
 #include "sweeprunner.h"
 
 #include "deviceclient.h"
+#include "devicespecrecord.h"
 #include "modes/devicespec.h"
 #include "store/store.h"
 #include "sweep/sweepplan.h"
@@ -254,6 +255,11 @@ void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
     }
     worker.decreasingOnly = info.decreasingOnly();
     worker.deviceMode = info.mode;
+    if (worker.bootId != info.bootId) {  // its first connect, or after a reboot (an upgrade)
+        if (const QString note = recordDeviceSpec(m_store, worker.device.target, info);
+            !note.isEmpty())
+            Q_EMIT message(note);
+    }
     worker.bootId = info.bootId;
     // `reconnects` is not reset here but when a mode is finished: a device that drops the
     // connection during every profile makes no progress and is given up, not retried forever.

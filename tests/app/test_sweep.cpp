@@ -113,6 +113,13 @@ private Q_SLOTS:
         QVERIFY(summary.value(QLatin1String("overhead_per_mode_s")).toDouble() > 0);
         verifyExactlyOnce(db, 30);
         QCOMPARE(countsIn(db).bootIds, 1);
+        // the device's own spec, recorded once under its address (issue 22)
+        auto connection = ptwb::SqliteConnection::open(db, false);
+        QVERIFY(connection);
+        QCOMPARE(*connection->queryInt(QStringLiteral(
+                     "SELECT count(*) FROM device_spec_history h JOIN device_specs s ON s.id = "
+                     "h.spec_id WHERE h.device = 'sim:orin-agx' AND s.family = 'orin-agx'")),
+                 qint64(1));
     }
 
     void faultsEndWithEveryModeMeasuredOnce_data()
