@@ -3,6 +3,7 @@
 #include "devicetarget.h"
 #include "explorepanel.h"
 #include "mainwindow.h"
+#include "modes/devicespec.h"
 #include "screenshotdirector.h"
 #include "store/store.h"
 #include "storesession.h"
@@ -90,9 +91,10 @@ int main(int argc, char *argv[])
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(
         QStringLiteral("target"),
-        QStringLiteral("Device to connect to: sim:orin-agx, sim:xavier-agx, sim:orin-nano (a "
-                       "simulated Jetson), ssh://USER@HOST[:PORT], or offline (default: the "
-                       "last one used, else sim:orin-agx)."),
+        QStringLiteral("Device to connect to: sim:KIND (a simulated Jetson; KIND is one of "
+                       "%1), ssh://USER@HOST[:PORT], or offline (default: the last one used, "
+                       "else sim:orin-agx).")
+            .arg(ptwb::DeviceSpec::builtinIds().join(QStringLiteral(", "))),
         QStringLiteral("TARGET"));
     const QCommandLineOption noStarterOption(
         QStringLiteral("no-starter-data"),

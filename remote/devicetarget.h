@@ -13,7 +13,7 @@ struct DeviceTarget
     enum class Kind { Simulated, Ssh };
 
     Kind kind = Kind::Simulated;
-    QString deviceKind;  // for Simulated: orin-agx, xavier-agx, orin-nano
+    QString deviceKind;  // for Simulated: one of DeviceSpec::builtinIds()
     QString user;  // for Ssh
     QString host;
     int port = 22;

@@ -9,6 +9,8 @@
 #include <QRegularExpression>
 #include <QSettings>
 
+#include <utility>
+
 namespace ptwb::ui {
 
 namespace {
@@ -26,9 +28,12 @@ QString tr(const char *text)
 QVector<DeviceEntry> DeviceList::builtinEntries()
 {
     QVector<DeviceEntry> entries;
-    // AGX Orin first: it is the one preselected on first run.
-    for (const QString &kind :
-         {QStringLiteral("orin-agx"), QStringLiteral("xavier-agx"), QStringLiteral("orin-nano")}) {
+    // AGX Orin first: it is the one preselected on first run. The rest follow in the order
+    // builtinIds() gives, so a table added to resources/devices appears without an edit here.
+    QStringList kinds = DeviceSpec::builtinIds();
+    kinds.removeAll(QStringLiteral("orin-agx"));
+    kinds.prepend(QStringLiteral("orin-agx"));
+    for (const QString &kind : std::as_const(kinds)) {
         const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
         if (!spec)
             continue;

@@ -1,5 +1,6 @@
 #include "storecommands.h"
 
+#include "modes/devicespec.h"
 #include "store/batchview.h"
 #include "store/importer.h"
 #include "store/measurementcsv.h"
@@ -37,8 +38,9 @@ void ImportCommand::addOptions(QCommandLineParser &parser) const
                                                 "a folder of them)."));
     parser.addOption(dbOption());
     parser.addOption({QStringLiteral("device"),
-                      QStringLiteral("Device the file was measured on: a kind (orin-agx, "
-                                     "xavier-agx, orin-nano) or a device already in the database."),
+                      QStringLiteral("Device the file was measured on: a kind (%1) or a "
+                                     "device already in the database.")
+                          .arg(DeviceSpec::builtinIds().join(QStringLiteral(", "))),
                       QStringLiteral("DEVICE")});
     parser.addOption({QStringLiteral("kind"),
                       QStringLiteral("Kind of a new device given a name of its own with --device."),

@@ -156,6 +156,8 @@ QStringList DeviceSpec::builtinIds()
         QDir(QStringLiteral(":/devices")).entryList({QStringLiteral("*.json")}, QDir::Files);
     for (const QString &file : files)
         ids.append(file.chopped(5));
+    // Sorted by id, not by file name: "orin-nano.json" sorts after "orin-nano-super.json".
+    ids.sort();
     return ids;
 }
 

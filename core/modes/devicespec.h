@@ -26,7 +26,7 @@ class DeviceSpec
 public:
     // Parses a device table. `sourceName` names the file in error messages.
     static Expected<DeviceSpec> fromJson(const QByteArray &json, const QString &sourceName);
-    // One of builtinIds(): "orin-agx", "xavier-agx", "orin-nano".
+    // One of builtinIds(): "orin-agx", "orin-nano", "agx-thor", ... (resources/devices).
     static Expected<DeviceSpec> builtin(const QString &id);
     static QStringList builtinIds();
 

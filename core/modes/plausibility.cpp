@@ -9,11 +9,12 @@ namespace ptwb {
 
 namespace {
 
-// The module's rated maximum power (NVIDIA's data sheets: MAXN), in watts, per device kind.
+// The module's rated maximum power (NVIDIA's data sheets: MAXN), in watts, per device kind
+// (docs/devices.md names the sources). Orin NX 16GB: 25 W on JetPack 5/6 before the Super
+// modes; Xavier NX: 20 W; AGX Thor T5000: 130 W total module power.
 constexpr std::pair<const char *, double> kRatedPowerW[] = {
-    {"orin-agx", 60},
-    {"xavier-agx", 40},
-    {"orin-nano", 25},
+    {"orin-agx", 60}, {"xavier-agx", 40}, {"orin-nano", 25}, {"orin-nano-super", 25},
+    {"orin-nx", 25},  {"xavier-nx", 20},  {"agx-thor", 130},
 };
 constexpr double kPowerMargin = 2.5;
 

@@ -53,11 +53,19 @@ REVERT_STATUS_TRIES = 40     # ... and how many (the watchdog restores within a 
 HELPER_TIMEOUT_S = 90.0      # one helper call (a reboot command may take 60 s)
 HELPER_OUTPUT_MAX = 1 << 20  # bytes of helper output read at most
 
+# The rails whose sum is the module's input power, per device kind (other rails are sub-rails).
 INPUT_RAILS = {
     "orin-agx": ("VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"),
     "orin-nano": ("VDD_IN",),
+    "orin-nano-super": ("VDD_IN",),
+    "orin-nx": ("VDD_IN",),
     "xavier-agx": ("GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"),
+    "xavier-nx": ("VDD_IN",),
+    "agx-thor": ("VDD_GPU", "VDD_CPU_SOC_MSS", "VIN_SYS_5V0"),
 }
+# The original Orin Nano's GPU top; the Super clocks (JetPack 6.1+) reach about 1020 MHz on the
+# same module, which may report the same model string.
+ORIN_NANO_TOP_GPU_HZ = 624750000
 
 
 def log(msg):
@@ -759,16 +767,28 @@ def parse_nvpmodel(text, tables):
     return presets
 
 
-def device_kind(model):
-    if not model:
+def device_kind(model, gpu_hz=None):
+    """The Jetson family of a device-tree model, as core/modes/jetsonfamily.cpp's jetsonFamilyOf
+    tells it (same order, case-insensitive), or None. gpu_hz, the GPU's frequency table, tells
+    an Orin Nano running the Super clocks from one that does not when the model does not say
+    "Super". The model is the device's text: only looked for words, never used otherwise."""
+    if not isinstance(model, str) or not model:
         return None
-    if "AGX Orin" in model:
+    low = model.lower()
+    if "agx orin" in low:
         return "orin-agx"
-    if "Orin Nano" in model:
-        return "orin-nano"
+    if "orin nx" in low:
+        return "orin-nx"
+    if "orin nano" in low:
+        top = max([f for f in (gpu_hz or ()) if isinstance(f, int)] or [0])
+        return "orin-nano-super" if "super" in low or top > ORIN_NANO_TOP_GPU_HZ else "orin-nano"
+    if "xavier nx" in low:
+        return "xavier-nx"
     # A real AGX Xavier's device tree says just "Jetson-AGX".
-    if "AGX Xavier" in model or model.strip() == "Jetson-AGX":
+    if "agx xavier" in low or model.strip() == "Jetson-AGX":
         return "xavier-agx"
+    if "thor" in low:
+        return "agx-thor"
     return None
 
 
@@ -1157,7 +1177,7 @@ class Agent(object):
             "agent_version": AGENT_VERSION,
             "protocol": PROTOCOL,
             "model": model,
-            "device": device_kind(model),
+            "device": device_kind(model, tables.get("gpu_hz") if isinstance(tables, dict) else None),
             "l4t": parse_l4t(d._read("etc/nv_tegra_release")),
             "boot_id": d.boot_id(),
             "simulated": bool(model and "(simulated)" in model),

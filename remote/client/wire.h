@@ -50,7 +50,7 @@ struct DeviceInfo
 {
     QString agentVersion;
     QString model;  // device-tree model, "(simulated)" on the simulator
-    QString kind;  // orin-agx, xavier-agx, orin-nano, or empty when unknown
+    QString kind;  // a jetsonFamilies() id (orin-agx, orin-nano-super, ...), or empty when unknown
     QString l4t;
     QString bootId;
     bool simulated = false;

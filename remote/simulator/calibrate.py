@@ -6,6 +6,8 @@
   calibrate.py --inference-only [--data DIR]
                                        fit the inference profiles only, keeping every training
                                        parameter of profiles.json as it is
+  calibrate.py --devices-only          rewrite only the devices' scaling factors (simdevices.py);
+                                       needs no data, keeps every workload parameter
   calibrate.py --check [--data DIR]    evaluate profiles.json on every measured mode: time and
                                        power MAPE per workload (inference: overall and per batch
                                        size); exit 1 if a bound is missed
@@ -26,6 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perfmodel  # noqa: E402
+import simdevices  # noqa: E402
 
 DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data"))
 
@@ -106,29 +109,13 @@ HANDSET_INFERENCE = {
     },
 }
 
-# Devices relative to the AGX Orin the data was measured on (hand-set, see docs/simulator.md).
+# Devices relative to the AGX Orin the data was measured on (hand-set, see docs/simulator.md,
+# "Other devices"; each device's factors are in its description in simdevices.py, "perf").
 # *_time multiply the time terms of that domain, *_power the dynamic power of that domain;
 # static_w replaces the fitted static power. Frequencies are normalized to each device's own
 # table maximum in the voltage model. memory_gib: the memory a training process can use
-# (SIMULATED estimate: CPU and GPU share the module's DRAM, the OS and desktop keep the rest):
-# AGX Orin and AGX Xavier 32 GB (29.8 GiB) -> 28.0 GiB; Orin Nano 8 GB (7.45 GiB) -> 6.0 GiB.
-DEVICES = {
-    "orin-agx": {"description": "measured device (factors 1)", "memory_gib": 28.0},
-    "xavier-agx": {
-        "description": "Volta GPU with 512 CUDA cores (Orin: 2048 Ampere), 8 Carmel cores, "
-                       "256-bit LPDDR4x (same bytes per EMC clock as Orin's LPDDR5)",
-        "gpu_time": 2.4, "mem_time": 1.0, "cpu_time": 1.35,
-        "gpu_power": 0.85, "mem_power": 0.9, "cpu_power": 1.3, "static_w": 7.0,
-        "memory_gib": 28.0,
-    },
-    "orin-nano": {
-        "description": "Ampere GPU with 1024 CUDA cores, 6 A78AE cores, 128-bit LPDDR5 "
-                       "(half the bytes per EMC clock)",
-        "gpu_time": 2.0, "mem_time": 2.0, "cpu_time": 1.0,
-        "gpu_power": 0.3, "mem_power": 0.3, "cpu_power": 0.5, "static_w": 3.0,
-        "memory_gib": 6.0,
-    },
-}
+# (SIMULATED estimate: CPU and GPU share the module's DRAM, the OS and desktop keep the rest).
+DEVICES = {d: dict(simdevices.fact(d, "perf")) for d in simdevices.KINDS}
 
 # Training at other batch sizes (issue 17): SIMULATED estimates, not measurements; the numbers
 # and their rationale are in docs/simulator.md, "Batch size (training)". Written into each
@@ -575,10 +562,20 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="evaluate profiles.json, do not fit")
     ap.add_argument("--inference-only", action="store_true",
                     help="fit the inference profiles only; the training parameters stay as they are")
+    ap.add_argument("--devices-only", action="store_true",
+                    help="rewrite only the devices' scaling factors (DEVICES); needs no data and "
+                         "leaves every workload parameter as it is")
     ap.add_argument("--profiles", default=perfmodel.PROFILES_PATH)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
 
+    if args.devices_only:
+        # A new device or a changed factor must not refit (nor need) the measurements.
+        profiles = perfmodel.load_profiles(args.profiles)
+        profiles["devices"] = DEVICES
+        write_profiles(args.profiles, profiles)
+        print("wrote the devices of %s" % args.profiles)
+        return 0
     data = data_dir_or_none(args.data)
     if data is None:
         print("calibrate: no measurements at %s (expected %s/orin-agx/*.csv); skipping"

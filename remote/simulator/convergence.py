@@ -33,6 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perfmodel  # noqa: E402
+import simdevices  # noqa: E402
 
 NOISE = 0.03          # relative half-width of the run-to-run noise (uniform)
 MAX_BATCH = 4096      # the agent's limit on workload.batch_size
@@ -116,17 +117,18 @@ def parse_args(argv):
     ap.add_argument("--batch-sizes", required=True,
                     help="comma-separated minibatch sizes, 1..%d (e.g. 8,16,32,64)" % MAX_BATCH)
     ap.add_argument("--device", default="orin-agx",
-                    help="orin-agx (default), xavier-agx or orin-nano: names batches that do "
-                         "not fit its simulated memory on stderr; part of the noise seed")
+                    help="a simulated device (%s; default orin-agx): names batches that do "
+                         "not fit its simulated memory on stderr; part of the noise seed"
+                         % ", ".join(simdevices.KINDS))
     ap.add_argument("--seed", type=int, default=0, help="seed of the run-to-run noise")
     return ap.parse_args(argv)
 
 
 def resolve(args):
     """(model, convergence parameters, batch sizes) or UsageError naming the bad argument."""
-    if args.device not in ("orin-agx", "xavier-agx", "orin-nano"):
-        raise UsageError("--device: unknown device %r (known: orin-agx, xavier-agx, orin-nano)"
-                         % args.device)
+    if args.device not in simdevices.KINDS:
+        raise UsageError("--device: unknown device %r (known: %s)"
+                         % (args.device, ", ".join(simdevices.KINDS)))
     model = perfmodel.PerfModel(args.device)
     if not model.has_workload(args.workload):
         raise UsageError("--workload: unknown workload %r (known: %s)"

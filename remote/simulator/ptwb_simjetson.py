@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The simulated Jetson: the real device agent served against a fake kernel.
 
-  ptwb_simjetson.py --device orin-agx|xavier-agx|orin-nano --state DIR [--speed 50] [--seed N]
+  ptwb_simjetson.py --device KIND --state DIR [--speed 50] [--seed N]
                     [--fault SPEC ...] [--hostile CASE[@N]]
 
 Speaks the agent's JSON-lines protocol on stdin/stdout (docs/device-protocol.md); logs go to

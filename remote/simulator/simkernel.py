@@ -24,72 +24,23 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perfmodel  # noqa: E402
+import simdevices  # noqa: E402
 
-DEVICES = ("orin-agx", "xavier-agx", "orin-nano")
-
-MODEL_STRINGS = {
-    "orin-agx": "NVIDIA Jetson AGX Orin Developer Kit (simulated)",
-    "xavier-agx": "NVIDIA Jetson AGX Xavier Developer Kit (simulated)",
-    "orin-nano": "NVIDIA Jetson Orin Nano Developer Kit (simulated)",
-}
-L4T = {
-    "orin-agx": "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64, "
-                "DATE: Tue Aug  1 19:57:35 UTC 2023",
-    "orin-nano": "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64, "
-                 "DATE: Tue Aug  1 19:57:35 UTC 2023",
-    "xavier-agx": "# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t186ref, EABI: aarch64, "
-                  "DATE: Fri Jun  9 04:25:08 UTC 2023",
-}
-GPU_DEVFREQ = {"orin-agx": "17000000.ga10b", "orin-nano": "17000000.ga10b",
-               "xavier-agx": "17000000.gv11b"}
+# Each device's facts live in simdevices.py, one description per device; these views keep the
+# names the rest of the simulator and the tests use.
+DEVICES = simdevices.KINDS
+MODEL_STRINGS = {d: simdevices.fact(d, "model") for d in DEVICES}
+L4T = {d: simdevices.fact(d, "l4t") for d in DEVICES}
+GPU_DEVFREQ = {d: simdevices.fact(d, "gpu_devfreq") for d in DEVICES}
 # A second devfreq device that is not the GPU: the agent must pick the GPU by its of_node name.
 OTHER_DEVFREQ = ("15480000.nvdec", "nvdec", [115200000, 268800000, 460800000, 716800000])
-CPU_CLUSTER = {"orin-agx": "CPU_A78", "orin-nano": "CPU_A78", "xavier-agx": "CPU_DENVER"}
-
-# INA3221 chips: (i2c address, hwmon name, [(label, share)]). A share says which power parts the
-# rail carries: {"cpu": a, "gpu": b, "mem": c, "static": d} (fractions of each part).
-RAILS = {
-    "orin-agx": [
-        ("1-0040", "hwmon3", [
-            ("VDD_GPU_SOC", {"gpu": 1.0, "static": 0.35, "mem": 0.1}),
-            ("VDD_CPU_CV", {"cpu": 1.0, "static": 0.1}),
-            ("VIN_SYS_5V0", {"mem": 0.9, "static": 0.55}),
-        ]),
-        ("1-0041", "hwmon4", [
-            ("VDDQ_VDD2_1V8AO", {"mem": 0.5, "static": 0.05}),   # a sub-rail, not in the total
-        ]),
-    ],
-    "xavier-agx": [
-        ("1-0040", "hwmon2", [
-            ("GPU", {"gpu": 1.0}),
-            ("CPU", {"cpu": 1.0}),
-            ("SOC", {"static": 0.4, "mem": 0.3}),
-        ]),
-        ("1-0041", "hwmon3", [
-            ("CV", {"static": 0.1}),
-            ("VDDRQ", {"mem": 0.7}),
-            ("SYS5V", {"static": 0.5}),
-        ]),
-    ],
-    "orin-nano": [
-        ("1-0040", "hwmon1", [
-            ("VDD_IN", {"cpu": 1.0, "gpu": 1.0, "mem": 1.0, "static": 1.0}),
-            ("VDD_CPU_GPU_CV", {"cpu": 1.0, "gpu": 1.0, "static": 0.1}),   # sub-rails
-            ("VDD_SOC", {"mem": 0.5, "static": 0.3}),
-        ]),
-    ],
-}
+CPU_CLUSTER = {d: simdevices.fact(d, "cpu_cluster") for d in DEVICES}
+# INA3221 chips: (i2c address, hwmon name, [(label, share)]) (simdevices.py says what a share is)
+RAILS = {d: simdevices.fact(d, "rails") for d in DEVICES}
 RAIL_MV = 5000.0
 
 # Thermal zones: (type, degrees C per watt of module power at steady state)
-THERMAL = {
-    "orin-agx": [("cpu-thermal", 0.7), ("gpu-thermal", 0.75), ("soc0-thermal", 0.65),
-                 ("tj-thermal", 0.8)],
-    "xavier-agx": [("CPU-therm", 0.85), ("GPU-therm", 0.9), ("AUX-therm", 0.75),
-                   ("Tdiode_tegra", 0.95)],
-    "orin-nano": [("cpu-thermal", 2.2), ("gpu-thermal", 2.4), ("soc0-thermal", 2.1),
-                  ("tj-thermal", 2.5)],
-}
+THERMAL = {d: simdevices.fact(d, "thermal") for d in DEVICES}
 AMBIENT_C = 28.0
 THERMAL_TAU_S = 20.0      # device seconds
 THROTTLE_HOT_C = 42.0     # added to every zone while throttling

@@ -217,6 +217,37 @@ class ParserTest(unittest.TestCase):
         self.assertEqual(A.device_kind("Raspberry Pi 4"), None)
         self.assertEqual(A.parse_l4t("# R35 (release), REVISION: 4.1, GCID: 1"), "35.4.1")
 
+    def test_device_kind_of_every_family(self):
+        # The same rules as core/modes/jetsonfamily.cpp (tested in tests/core/test_devicereport.cpp).
+        nano_gpu = [306000000, 408000000, 510000000, 612000000, 624750000]
+        super_gpu = [306000000, 612000000, 918000000, 1020000000]
+        cases = [
+            ("NVIDIA Jetson AGX Orin Developer Kit", None, "orin-agx"),
+            ("NVIDIA Jetson Orin NX Engineering Reference Developer Kit", None, "orin-nx"),
+            ("NVIDIA Jetson Orin Nano Developer Kit", nano_gpu, "orin-nano"),
+            ("NVIDIA Jetson Orin Nano Developer Kit", None, "orin-nano"),
+            # the Super clocks on a model that does not say so: told by the GPU table
+            ("NVIDIA Jetson Orin Nano Developer Kit", super_gpu, "orin-nano-super"),
+            ("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super", None,
+             "orin-nano-super"),
+            ("NVIDIA Jetson Xavier NX Developer Kit", None, "xavier-nx"),
+            ("NVIDIA Jetson AGX Xavier Developer Kit", None, "xavier-agx"),
+            ("Jetson-AGX", None, "xavier-agx"),
+            ("NVIDIA Jetson AGX Thor Developer Kit", None, "agx-thor"),
+            ("nvidia jetson orin nx", None, "orin-nx"),   # case does not matter
+            ("Raspberry Pi 4", None, None),
+            ("", None, None),
+            (None, None, None),
+        ]
+        for model, gpu, kind in cases:
+            self.assertEqual(A.device_kind(model, gpu), kind, (model, gpu))
+        # a hostile table does not break it: non-integers are ignored
+        self.assertEqual(A.device_kind("Jetson Orin Nano", ["x", None, 2 ** 40]),
+                         "orin-nano-super")
+        self.assertEqual(A.device_kind("Jetson Orin Nano", ["9" * 50]), "orin-nano")
+        for kind in ("orin-nano-super", "orin-nx", "xavier-nx", "agx-thor"):
+            self.assertIn(kind, A.INPUT_RAILS)
+
     def test_snap(self):
         self.assertEqual(snap(2188000, faketree.CPU_KHZ), 2188800)
         self.assertEqual(snap(1032750000, faketree.GPU_HZ), 1032750000)

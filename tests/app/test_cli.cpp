@@ -154,8 +154,8 @@ private Q_SLOTS:
             runCli({QStringLiteral("modes"), QStringLiteral("--device"), QStringLiteral("tx2")});
         QCOMPARE(bad.exitCode, 2);
         QCOMPARE(bad.err.trimmed(),
-                 QStringLiteral("unknown device 'tx2'; expected one of: "
-                                "orin-agx, orin-nano, xavier-agx"));
+                 QStringLiteral("unknown device 'tx2'; expected one of: agx-thor, orin-agx, "
+                                "orin-nano, orin-nano-super, orin-nx, xavier-agx, xavier-nx"));
     }
 
     void badInputIsRefusedAndStoreUntouched_data()

@@ -1,4 +1,5 @@
 #include "modes/devicespec.h"
+#include "modes/jetsonfamily.h"
 
 #include <QTest>
 
@@ -24,6 +25,15 @@ private Q_SLOTS:
             << "xavier-agx" << 8 << 29 << 14 << 9 << qint64(2265600) << qint64(1377000000);
         QTest::newRow("orin-nano")
             << "orin-nano" << 6 << 20 << 5 << 3 << qint64(1510400) << qint64(624750000);
+        // Issue 22's families: top clocks from NVIDIA's material, steps illustrative.
+        QTest::newRow("orin-nano-super")
+            << "orin-nano-super" << 6 << 22 << 8 << 4 << qint64(1728000) << qint64(1020000000);
+        QTest::newRow("orin-nx") << "orin-nx" << 8 << 26 << 7 << 4 << qint64(1984000)
+                                 << qint64(918000000);
+        QTest::newRow("xavier-nx")
+            << "xavier-nx" << 6 << 25 << 11 << 8 << qint64(1907200) << qint64(1109250000);
+        QTest::newRow("agx-thor") << "agx-thor" << 14 << 17 << 9 << 5 << qint64(2601000)
+                                  << qint64(1575000000);
     }
 
     void builtinTables()
@@ -73,8 +83,23 @@ private Q_SLOTS:
         const Expected<DeviceSpec> spec = DeviceSpec::builtin(QStringLiteral("tx2"));
         QVERIFY(!spec.ok());
         QCOMPARE(spec.error(),
-                 QStringLiteral("unknown device 'tx2'; expected one of: orin-agx, "
-                                "orin-nano, xavier-agx"));
+                 QStringLiteral("unknown device 'tx2'; expected one of: agx-thor, orin-agx, "
+                                "orin-nano, orin-nano-super, orin-nx, xavier-agx, xavier-nx"));
+    }
+
+    // Every family the classifier knows has a built-in table of the same SoC, and every
+    // built-in table is such a family: a connected device and its offline table agree.
+    void builtinsAreTheFamilies()
+    {
+        QStringList families;
+        for (const JetsonFamily &family : jetsonFamilies()) {
+            families.append(family.id);
+            const Expected<DeviceSpec> spec = DeviceSpec::builtin(family.id);
+            QVERIFY2(spec.ok(), qPrintable(spec.error()));
+            QCOMPARE(spec->socFamily(), family.socFamily);
+        }
+        families.sort();
+        QCOMPARE(DeviceSpec::builtinIds(), families);
     }
 
     void badJson_data()

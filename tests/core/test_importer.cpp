@@ -296,8 +296,9 @@ private Q_SLOTS:
                                                 << "";
         QTest::newRow("unknown") << "tx2"
                                  << ""
-                                 << "unknown device 'tx2'; expected a device kind (orin-agx, "
-                                    "orin-nano, xavier-agx) or a device already in the store";
+                                 << "unknown device 'tx2'; expected a device kind (agx-thor, "
+                                    "orin-agx, orin-nano, orin-nano-super, orin-nx, xavier-agx, "
+                                    "xavier-nx) or a device already in the store";
     }
 
     void deviceResolution()

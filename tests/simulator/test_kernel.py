@@ -14,7 +14,7 @@ import perfmodel
 import simkernel
 import ptwb_helper  # remote/agent, on the path by simpaths
 
-DEVICES = ("orin-agx", "xavier-agx", "orin-nano")
+DEVICES = simkernel.DEVICES  # every simulated device, the issue 22 families included
 
 
 class FakeClock(object):
@@ -75,11 +75,16 @@ class TreeTest(KernelCase):
             self.assertGreaterEqual(len(zones), 3)
             temp = int(f.read(zones[0].replace("/type", "/temp")))
             self.assertTrue(20000 < temp < 80000)
-            # default mode: the default preset (MAXN on the AGX devices)
+            # default mode: the default preset (MAXN on the AGX devices and Orin NX, every clock
+            # at its top on the first three; 15W on the Orin Nano Super, MODE_15W_6CORE on the
+            # Xavier NX, 120W on the AGX Thor)
             md = simkernel.read_mode(k.root, d)
-            self.assertEqual(md.cores, n)
-            self.assertEqual(md.gpu_hz, max(t["gpu_hz"]))
-            self.assertEqual(md.emc_hz, max(t["emc_hz"]))
+            want = simkernel.preset_mode(t, simkernel.default_preset(t))
+            self.assertEqual(md.as_dict(), want.as_dict(), d)
+            if d in ("orin-agx", "xavier-agx", "orin-nano"):
+                self.assertEqual(md.cores, n)
+                self.assertEqual(md.gpu_hz, max(t["gpu_hz"]))
+                self.assertEqual(md.emc_hz, max(t["emc_hz"]))
 
     def test_state_is_reused_and_rebuilt_for_another_device(self):
         k = self.kernel()
