@@ -22,6 +22,7 @@ Cases:
   wrong-types          strings for numbers, numbers for strings, lists for objects
   duplicate-replies    every line written twice
   out-of-order-replies a reply is held back until the next one (then written after it) or 0.5 s
+                       (PTWB_HOSTILE_HOLD_S)
   unsolicited-reply    replies and events for ids never sent (including the next id the
                        desktop will use) before every reply
   endless-events       the first perturbed request gets power events every 50 ms and never
@@ -39,6 +40,12 @@ CASES = ("rich-text", "terminal-escapes", "line-flood", "endless-line", "absurd-
          "endless-events")
 
 ENV_CASE = "PTWB_SIM_HOSTILE"
+# out-of-order-replies: how long a reply waits for the next one (a test on a loaded machine
+# sets it longer, so that the next reply is not late by chance)
+try:
+    HOLD_S = max(0.05, min(60.0, float(os.environ.get("PTWB_HOSTILE_HOLD_S", "0.5"))))
+except ValueError:
+    HOLD_S = 0.5
 # Where the rich-text case's <img> points: a FIFO or a large file shows a window reading it.
 ENV_IMAGE = "PTWB_HOSTILE_IMG"
 
@@ -349,7 +356,7 @@ class HostileOutput(object):
             self._emit(obj)
             self._emit(held[0])
             return
-        timer = threading.Timer(0.5, self._release, args=(obj,))
+        timer = threading.Timer(HOLD_S, self._release, args=(obj,))
         timer.daemon = True
         self.held = (obj, timer)
         timer.start()

@@ -15,10 +15,12 @@ SIMULATOR = os.path.normpath(os.path.join(HERE, "..", "..", "remote", "simulator
                                           "ptwb_simjetson.py"))
 
 
-def run(case, requests, extra_wait=1.0, limit=None, argv=None, env=None, await_first=False):
+def run(case, requests, extra_wait=1.0, limit=None, argv=None, env=None, await_first=False,
+        await_all=False):
     """Send request lines (a pause after each), return (stdout bytes, stderr text).
     await_first: the second request goes only once the first one's reply has come (a loaded
-    machine may take longer than the pause to answer hello)."""
+    machine may take longer than the pause to answer hello); await_all: every request waits
+    for its reply so (up to 30 s)."""
     argv = argv or [sys.executable, AGENT, "--case", case]
     errfile = tempfile.TemporaryFile()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -45,7 +47,7 @@ def run(case, requests, extra_wait=1.0, limit=None, argv=None, env=None, await_f
         proc.stdin.flush()
         time.sleep(0.5)
         deadline = time.monotonic() + 30
-        while await_first and i == 0 and time.monotonic() < deadline \
+        while (await_all or (await_first and i == 0)) and time.monotonic() < deadline \
                 and not any(o.get("id") == r["id"] for o in json_lines(b"".join(out))):
             time.sleep(0.1)
     time.sleep(extra_wait)
@@ -86,7 +88,7 @@ def json_lines(out):
 
 class HostileAgentTest(unittest.TestCase):
     def test_rich_text_in_model_zone_and_stderr(self):
-        out, err, _ = run("rich-text", [HELLO])
+        out, err, _ = run("rich-text", [HELLO], await_all=True)
         hello = [o for o in json_lines(out) if o.get("id") == 1][0]
         self.assertIn("<img src=", hello["result"]["model"])
         self.assertIn("(simulated)", hello["result"]["model"])
@@ -94,7 +96,7 @@ class HostileAgentTest(unittest.TestCase):
         self.assertIn("<img src=", err)
 
     def test_terminal_escapes_everywhere(self):
-        out, err, _ = run("terminal-escapes", [HELLO, GET_MODE])
+        out, err, _ = run("terminal-escapes", [HELLO, GET_MODE], await_all=True)
         self.assertIn(b"\x1b]52;", out.split(b"\n")[0], "a non-JSON line with OSC 52 first")
         objs = json_lines(out)
         self.assertIn("\x1b]0;", [o for o in objs if o.get("id") == 1][0]["result"]["model"])
@@ -124,26 +126,26 @@ class HostileAgentTest(unittest.TestCase):
         self.assertIn('"median":NaN', text)
 
     def test_wrong_types(self):
-        out, _, _ = run("wrong-types", [HELLO])
+        out, _, _ = run("wrong-types", [HELLO], await_all=True)
         hello = json_lines(out)[0]
         self.assertEqual(hello["ok"], "true")
         self.assertEqual(hello["result"]["model"], 12345)
         self.assertEqual(hello["result"]["mode"]["cores"], "12")
 
     def test_duplicate_replies(self):
-        out, _, _ = run("duplicate-replies", [HELLO, GET_MODE])
+        out, _, _ = run("duplicate-replies", [HELLO, GET_MODE], await_all=True)
         ids = [o["id"] for o in json_lines(out)]
         self.assertEqual(ids, [1, 1, 2, 2])
 
     def test_out_of_order_replies(self):
-        out, _, _ = run("out-of-order-replies@1", [HELLO])  # honest: hello alone
+        out, _, _ = run("out-of-order-replies@1", [HELLO], await_all=True)  # honest: hello alone
         self.assertEqual([o["id"] for o in json_lines(out)], [1])
         # two requests at once: the second's reply comes first
         out, _, _ = run_pipelined("out-of-order-replies", [HELLO, GET_MODE])
         self.assertEqual([o["id"] for o in json_lines(out)], [2, 1])
 
     def test_unsolicited_reply(self):
-        out, _, _ = run("unsolicited-reply", [HELLO])
+        out, _, _ = run("unsolicited-reply", [HELLO], await_all=True)
         ids = [o.get("id") for o in json_lines(out)]
         self.assertEqual(ids[-1], 1)
         self.assertIn(987654321, ids)
@@ -175,8 +177,11 @@ class HostileAgentTest(unittest.TestCase):
 
 
 def run_pipelined(case, requests):
+    # a held reply waits 10 s for the next one: on a loaded machine the next may take more
+    # than the default 0.5 s, and the order would be right by chance
+    env = dict(os.environ, PTWB_HOSTILE_HOLD_S="10")
     proc = subprocess.Popen([sys.executable, AGENT, "--case", case], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     proc.stdin.write(b"".join((json.dumps(r) + "\n").encode() for r in requests))
     proc.stdin.flush()
     time.sleep(2)
