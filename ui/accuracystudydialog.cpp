@@ -35,7 +35,7 @@ namespace {
 
 QString deviceName(const QString &kind)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
     return spec ? spec->name() : kind;
 }
 

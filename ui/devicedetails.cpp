@@ -56,6 +56,7 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     , m_setupHelper(new QPushButton(tr("Set up &helper…"), this))
     , m_model(valueLabel(QStringLiteral("deviceModel"), this))
     , m_l4t(valueLabel(QStringLiteral("deviceL4t"), this))
+    , m_spec(valueLabel(QStringLiteral("deviceSpec"), this))
     , m_bootId(valueLabel(QStringLiteral("deviceBootId"), this))
     , m_agent(valueLabel(QStringLiteral("deviceAgent"), this))
     , m_helper(valueLabel(QStringLiteral("deviceHelper"), this))
@@ -125,6 +126,9 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     form->setLabelAlignment(Qt::AlignRight);
     form->addRow(tr("Model:"), m_model);
     form->addRow(tr("L4T release:"), m_l4t);
+    form->addRow(tr("Power modes:"), m_spec);
+    m_spec->setToolTip(tr("The mode space the workbench plans sweeps, searches and recommendations "
+                          "in for this device: the tables it reports"));
     form->addRow(tr("Boot id:"), m_bootId);
     form->addRow(tr("Agent:"), m_agent);
     form->addRow(tr("Privileged helper:"), m_helper);
@@ -223,6 +227,7 @@ void DeviceDetailsView::showInfo(const DeviceInfo &info)
     m_simulatedBadge->setVisible(info.simulated);
     m_model->setText(info.model);
     m_l4t->setText(info.l4t.isEmpty() ? tr("unknown") : info.l4t);
+    showSpec(info);
     m_bootId->setText(info.bootId);
     m_agent->setText(info.agentVersion);
     // The helper is what changes clocks: without it the device can be looked at, not changed.
@@ -240,6 +245,27 @@ void DeviceDetailsView::showInfo(const DeviceInfo &info)
     showMode(info.mode);
 }
 
+void DeviceDetailsView::showSpec(const DeviceInfo &info)
+{
+    const Expected<DeviceSpec> spec = info.kind.isEmpty()
+        ? Expected<DeviceSpec>::failure(info.kindProblem)
+        : DeviceSpec::lookup(info.kind);
+    if (!spec) {
+        m_spec->setText(tr("cannot be driven: %1").arg(spec.error()));
+        m_spec->setStyleSheet(QStringLiteral("QLabel { color: #d03b3b; }"));
+        return;
+    }
+    m_spec->setStyleSheet(QString());
+    const QString origin = info.ownTables
+        ? tr("its own tables, not the built-in %1 table").arg(spec->family())
+        : tr("the built-in table");
+    QString text = tr("%1 · %2 · %3").arg(info.kind, spec->summary(), origin);
+    if (spec->values(Dimension::Emc).size() == 1 && info.emcHz.isEmpty())
+        text += tr(" · memory clock fixed at %1 MHz: not controllable on this device")
+                    .arg(spec->values(Dimension::Emc).front() / 1000000);
+    m_spec->setText(text);
+}
+
 void DeviceDetailsView::updateSetupOffer()
 {
     m_setupHelper->setVisible(m_client && !m_client->helperProblem().isEmpty() &&
@@ -255,7 +281,8 @@ void DeviceDetailsView::showMode(const PowerMode &mode)
 void DeviceDetailsView::clearInfo()
 {
     const QString none = QStringLiteral("—");
-    for (QLabel *label : {m_model, m_l4t, m_bootId, m_agent, m_helper, m_modeCanonical, m_thermal})
+    for (QLabel *label :
+         {m_model, m_l4t, m_spec, m_bootId, m_agent, m_helper, m_modeCanonical, m_thermal})
         label->setText(none);
     m_modeShort->clear();
 }

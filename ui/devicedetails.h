@@ -56,6 +56,8 @@ protected:
 private:
     void setState(State state, const QString &text);
     void showInfo(const DeviceInfo &info);
+    // The mode space the device is driven with (its kind), or why it cannot be.
+    void showSpec(const DeviceInfo &info);
     void showMode(const PowerMode &mode);
     void clearInfo();
     void updateSetupOffer();
@@ -72,6 +74,7 @@ private:
     QPushButton *m_setupHelper;
     QLabel *m_model;
     QLabel *m_l4t;
+    QLabel *m_spec;
     QLabel *m_bootId;
     QLabel *m_agent;
     QLabel *m_helper;

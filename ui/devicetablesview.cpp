@@ -96,14 +96,21 @@ QString DeviceTablesView::currentDevice() const
 
 void DeviceTablesView::setCurrentDevice(const QString &id)
 {
-    const int index = m_deviceBox->findData(id);
-    if (index >= 0)
-        m_deviceBox->setCurrentIndex(index);
+    int index = m_deviceBox->findData(id);
+    if (index < 0) {
+        // A connected device's own tables (a spec it reported): listed once it has been seen.
+        const Expected<DeviceSpec> spec = DeviceSpec::lookup(id);
+        if (!spec)
+            return;
+        m_deviceBox->addItem(tr("%1 (its own tables: %2)").arg(spec->name(), id), id);
+        index = m_deviceBox->count() - 1;
+    }
+    m_deviceBox->setCurrentIndex(index);
 }
 
 void DeviceTablesView::showDevice(const QString &id)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(id);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(id);
     if (!spec) {
         m_summary->setText(escaped(spec.error()));
         return;

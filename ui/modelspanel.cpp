@@ -36,7 +36,7 @@ QString shortDate(const QString &iso)
 
 QString deviceName(const QString &kind)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
     return spec ? spec->name() : kind;
 }
 

@@ -52,7 +52,7 @@ constexpr int kDefaultStopAfter = 3;
 // The device's name from its table ("Jetson AGX Orin").
 QString deviceKindLabel(const QString &kind)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
     return spec ? spec->name() : kind;
 }
 

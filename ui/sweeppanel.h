@@ -41,6 +41,8 @@ public:
 
     void setDatabasePath(const QString &path);
     void setDevice(const workflows::DeviceEndpoint &device);  // the window's current device
+    // The device kind sweeps are planned for (the device's own tables), empty without a device.
+    QString deviceKind() const { return m_hasTarget ? m_deviceKind : QString(); }
     bool isRunning() const;
     // The sweep shown (the last one started or resumed here), 0 before the first.
     qint64 sweepId() const;

@@ -81,7 +81,7 @@ Expected<BatchCandidates> candidatesAt(Store &store, const BatchSpace &space, in
     *source = QStringLiteral("%1 measured modes").arg(measured->size());
     if (!observedOnly) {
         const Expected<ModelRecord> record = store.latestModel(space.deviceKind, name, QString());
-        const Expected<DeviceSpec> spec = DeviceSpec::builtin(space.deviceKind);
+        const Expected<DeviceSpec> spec = DeviceSpec::lookup(space.deviceKind);
         if (record && spec) {
             const Expected<PowerModel> model = PowerModel::fromRecord(*record);
             if (!model)

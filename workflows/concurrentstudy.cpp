@@ -13,7 +13,7 @@ Expected<QVector<Measurement>> readMeasurementsFile(const QString &path, const Q
                                                     InputField field)
 {
     using Result = Expected<QVector<Measurement>>;
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(deviceKind);
     if (!spec)
         return Result::failure(spec.error(), ErrorKind::BadInput);
     QFile file(path);

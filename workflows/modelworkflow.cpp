@@ -23,7 +23,7 @@ Expected<ModelRecord> cancelled()
 
 QString kindName(const QString &kind)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
     return spec ? QStringLiteral("%1 (%2)").arg(spec->name(), kind) : kind;
 }
 

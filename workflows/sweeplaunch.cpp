@@ -16,6 +16,18 @@ namespace {
 constexpr int kMaxMinibatches = 100000;
 constexpr int kMaxRepeats = 100;
 
+// The store's name for what is measured on `name` under the spec `kind`. A device keeps its name
+// as long as its tables do; when they changed (a JetPack upgrade turned a Nano into a Super),
+// what is measured under the new tables goes to "NAME [KIND]", so that each spec keeps its own
+// measurements and neither is mixed into the other's mode space (issue 22).
+QString storeNameUnderSpec(Store &store, const QString &name, const QString &kind)
+{
+    const std::optional<QString> stored = store.deviceKind(name);
+    if (!stored || *stored == kind)
+        return name;
+    return QStringLiteral("%1 [%2]").arg(name, kind);
+}
+
 // What the device runs, and (for a saved definition) its minibatches per mode.
 struct RunChoice
 {
@@ -154,12 +166,13 @@ Expected<qint64> planSweep(Store &store, const SweepRequest &asked,
     if (request.workload.trimmed().isEmpty())
         return Result::badInput(InputField::Workload, QStringLiteral("no workload named"));
     const DeviceEndpoint &first = devices.first();
-    const QString device = request.deviceName.isEmpty() ? first.storeName : request.deviceName;
-    if (device.isEmpty() || first.kind.isEmpty()) {
+    const QString named = request.deviceName.isEmpty() ? first.storeName : request.deviceName;
+    if (named.isEmpty() || first.kind.isEmpty()) {
         return Result::badInput(
             InputField::Target,
             QStringLiteral("the kind of device %1 is not known yet").arg(first.name));
     }
+    const QString device = storeNameUnderSpec(store, named, first.kind);
     SweepStore sweeps(store);
     if (request.resume) {
         const Expected<qint64> id = request.resumeSweepId > 0

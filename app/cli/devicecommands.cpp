@@ -51,7 +51,7 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
     if (!parser.isSet(QStringLiteral("resume")) && !parser.isSet(QStringLiteral("modes")))
         return output.badUsage(QStringLiteral("sweep: --modes is required (or --resume)"));
     const Expected<QVector<workflows::DeviceEndpoint>> devices =
-        targetDevices(parser, SimulatorOptions().speed);
+        targetDevices(parser, SimulatorOptions().speed, true);
     if (!devices)
         return output.fail(devices);
     Expected<workflows::SweepRequest> request = sweepRunRequest(parser);

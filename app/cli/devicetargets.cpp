@@ -1,5 +1,6 @@
 #include "devicetargets.h"
 
+#include "deviceprobe.h"
 #include "modes/modespace.h"
 #include "terminalprompts.h"
 
@@ -24,8 +25,8 @@ void addSshOptions(QCommandLineParser &parser)
 {
     parser.addOption({QStringLiteral("kind"),
                       QStringLiteral("SSH device: its kind, checked against what it reports "
-                                     "(default orin-agx)."),
-                      QStringLiteral("KIND"), QStringLiteral("orin-agx")});
+                                     "(default: the kind of the tables it reports)."),
+                      QStringLiteral("KIND")});
     parser.addOption({QStringLiteral("identity"),
                       QStringLiteral("SSH device: a private key to try first; repeatable."),
                       QStringLiteral("FILE")});
@@ -45,7 +46,7 @@ void addSshOptions(QCommandLineParser &parser)
 }
 
 Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLineParser &parser,
-                                                           double defaultSpeed)
+                                                           double defaultSpeed, bool needKinds)
 {
     using Result = Expected<QVector<workflows::DeviceEndpoint>>;
     workflows::ConnectionOptions options;
@@ -65,7 +66,11 @@ Expected<QVector<workflows::DeviceEndpoint>> targetDevices(const QCommandLinePar
     options.remoteSimulatorKind = parser.value(QStringLiteral("remote-simulator"));
     options.prompts =
         std::make_shared<TerminalPrompts>(parser.isSet(QStringLiteral("accept-new-host-key")));
-    return workflows::fleet(parser.values(QStringLiteral("target")), options);
+    Expected<QVector<workflows::DeviceEndpoint>> devices =
+        workflows::fleet(parser.values(QStringLiteral("target")), options);
+    if (!devices || !needKinds)
+        return devices;
+    return workflows::withReportedKinds(std::move(devices).value());
 }
 
 Expected<TargetAndMode> oneTargetAndMode(const QCommandLineParser &parser, double defaultSpeed,
@@ -73,14 +78,14 @@ Expected<TargetAndMode> oneTargetAndMode(const QCommandLineParser &parser, doubl
 {
     using Result = Expected<TargetAndMode>;
     const Expected<QVector<workflows::DeviceEndpoint>> targets =
-        targetDevices(parser, defaultSpeed);
+        targetDevices(parser, defaultSpeed, true);
     if (!targets)
         return passOn<Result>(targets);
     if (targets->size() != 1)
         return Result::failure(QStringLiteral("--target: %1 takes one device").arg(command),
                                ErrorKind::BadInput);
     const workflows::DeviceEndpoint &device = targets->first();
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(device.kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(device.kind);
     if (!spec)
         return Result::failure(spec.error(), ErrorKind::BadInput);
     const Expected<PowerMode> mode = ModeSpace(*spec).parse(parser.value(QStringLiteral("mode")));

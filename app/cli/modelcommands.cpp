@@ -239,7 +239,7 @@ int PredictCommand::run(const QCommandLineParser &parser, Output &output) const
     const QString kind = parser.value(QStringLiteral("device")).isEmpty()
         ? record->deviceKind
         : parser.value(QStringLiteral("device"));
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
     if (!spec)
         return output.badUsage(spec.error());
     const Expected<ModeSpace> space =

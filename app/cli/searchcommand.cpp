@@ -73,7 +73,7 @@ int SearchCommand::run(const QCommandLineParser &parser, Output &output) const
     if (!ok || confirmSeconds < 5 || confirmSeconds > 3600)
         return output.badUsage(QStringLiteral("--confirm-within: expected 5..3600 seconds"));
     const Expected<QVector<workflows::DeviceEndpoint>> devices =
-        targetDevices(parser, SimulatorOptions().speed);
+        targetDevices(parser, SimulatorOptions().speed, true);
     if (!devices)
         return output.fail(devices);
     if (parser.isSet(QStringLiteral("apply")) && devices->size() != 1)

@@ -50,8 +50,9 @@ Expected<DeviceSpec> deviceSpecFromReport(const DeviceReport &report)
                 .arg(family->name, report.model, missing.join(QStringLiteral(", "))));
 
     QJsonObject root;
-    root.insert(QStringLiteral("name"), report.model);
+    root.insert(QStringLiteral("name"), printable(report.model, 256));  // device text, shown
     root.insert(QStringLiteral("soc_family"), family->socFamily);
+    root.insert(QStringLiteral("family"), family->id);
     root.insert(QStringLiteral("cores"),
                 QJsonObject {{QStringLiteral("min"), 1}, {QStringLiteral("max"), report.maxCores}});
     root.insert(QStringLiteral("cpu_khz"), ascending(report.cpuKHz));
@@ -71,16 +72,17 @@ Expected<DeviceSpec> deviceSpecFromReport(const DeviceReport &report)
                                     {QStringLiteral("emc_max_hz"), double(preset.caps->emcMaxHz)}});
     }
     root.insert(QStringLiteral("presets"), presets);
+    root.insert(QStringLiteral("power_rails"), QJsonArray::fromStringList(report.rails));
+
+    // The id: the family and a hash of what decides the mode space and its baselines, so the
+    // same tables give the same id, other tables another. The preset in force is no part of it:
+    // changing it with nvpmodel does not make another device.
+    QJsonObject tables = root;
+    tables.remove(QStringLiteral("name"));
     for (const QJsonValue &preset : std::as_const(presets)) {
         if (preset.toObject().value(QStringLiteral("name")).toString() == report.currentPreset)
             root.insert(QStringLiteral("default_preset"), report.currentPreset);
     }
-    root.insert(QStringLiteral("power_rails"), QJsonArray::fromStringList(report.rails));
-
-    // The id: the family and a hash of what decides the mode space and its baselines, so the
-    // same tables give the same id, other tables another.
-    QJsonObject tables = root;
-    tables.remove(QStringLiteral("name"));
     const QByteArray digest = QCryptographicHash::hash(
         QJsonDocument(tables).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256);
     root.insert(
@@ -95,6 +97,28 @@ Expected<DeviceSpec> deviceSpecFromReport(const DeviceReport &report)
     return DeviceSpec::fromJson(
         QJsonDocument(root).toJson(QJsonDocument::Compact),
         QStringLiteral("the tables %1 reported").arg(printable(report.model, 120)));
+}
+
+DeviceKind deviceKindOf(const DeviceReport &report, const QString &reportedKind)
+{
+    DeviceKind out;
+    const Expected<DeviceSpec> spec = deviceSpecFromReport(report);
+    if (!spec) {
+        // Tables are what a spec is built from; an agent that sent none (an older one) keeps
+        // the built-in table of the kind it named. Anything else it cannot drive.
+        const bool noTables = report.cpuKHz.isEmpty() && report.gpuHz.isEmpty();
+        if (noTables && DeviceSpec::builtinIds().contains(reportedKind))
+            out.kind = reportedKind;
+        else
+            out.problem = spec.error();
+        return out;
+    }
+    const Expected<DeviceSpec> builtin = DeviceSpec::builtin(spec->family());
+    out.matchesBuiltin = builtin && builtin->sameTables(*spec);
+    out.kind = out.matchesBuiltin ? spec->family() : spec->id();
+    out.spec = *spec;
+    DeviceSpec::remember(*spec);
+    return out;
 }
 
 }  // namespace ptwb

@@ -43,4 +43,21 @@ struct DeviceReport
 // table of cores, CPU and GPU clocks, an EMC clock) is refused, naming what is missing.
 Expected<DeviceSpec> deviceSpecFromReport(const DeviceReport &report);
 
+// What the workbench takes a connected device for. `kind` is the family's id when the device's
+// tables are the built-in table's (every simulated device, a stock AGX Orin on the tables the
+// study used), else its own spec's id, remembered (DeviceSpec::remember) so that DeviceSpec::
+// lookup finds it: its mode space, MAXN, presets and the validation of a mode are then the
+// device's own. Empty, with `problem` saying what is missing, for a device the workbench cannot
+// drive (an unknown family, no clock tables): refused, never half-used.
+struct DeviceKind
+{
+    QString kind;
+    QString problem;
+    std::optional<DeviceSpec> spec;  // the device's own, when one could be built
+    bool matchesBuiltin = false;
+};
+// `reportedKind`: the kind the agent named (its own family guess), used only when the report
+// holds no tables to build a spec from.
+DeviceKind deviceKindOf(const DeviceReport &report, const QString &reportedKind);
+
 }  // namespace ptwb

@@ -2,9 +2,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <QMutex>
 
 #include <algorithm>
 
@@ -102,6 +105,7 @@ Expected<DeviceSpec> DeviceSpec::fromJson(const QByteArray &json, const QString 
     spec.m_name = reader.string(root, QStringLiteral("name"));
     spec.m_source = reader.string(root, QStringLiteral("source"), false);
     spec.m_socFamily = reader.string(root, QStringLiteral("soc_family"), false);
+    spec.m_family = reader.string(root, QStringLiteral("family"), false);
 
     const QJsonObject cores = root.value(QStringLiteral("cores")).toObject();
     const qint64 minCores =
@@ -172,6 +176,63 @@ Expected<DeviceSpec> DeviceSpec::builtin(const QString &id)
     return fromJson(file.readAll(), QStringLiteral("%1.json").arg(id));
 }
 
+namespace {
+
+// The specs connected devices reported, by id (DeviceSpec::remember). Bounded: a device that
+// reported ever new tables would otherwise grow it without end.
+constexpr int kMaxRememberedSpecs = 256;
+QMutex rememberedLock;
+QHash<QString, DeviceSpec> &remembered()
+{
+    static QHash<QString, DeviceSpec> specs;
+    return specs;
+}
+
+}  // namespace
+
+Expected<DeviceSpec> DeviceSpec::lookup(const QString &kind)
+{
+    {
+        const QMutexLocker locker(&rememberedLock);
+        const auto found = remembered().constFind(kind);
+        if (found != remembered().cend())
+            return *found;
+    }
+    if (builtinIds().contains(kind))
+        return builtin(kind);
+    return Expected<DeviceSpec>::failure(
+        QStringLiteral("unknown device kind '%1'; expected one of: %2, or the spec id of a "
+                       "device the open store has seen")
+            .arg(kind, builtinIds().join(QStringLiteral(", "))));
+}
+
+void DeviceSpec::remember(const DeviceSpec &spec)
+{
+    if (builtinIds().contains(spec.id()))
+        return;  // a built-in id names the built-in table, always
+    const QMutexLocker locker(&rememberedLock);
+    if (remembered().size() >= kMaxRememberedSpecs && !remembered().contains(spec.id()))
+        return;
+    remembered().insert(spec.id(), spec);
+}
+
+bool DeviceSpec::sameTables(const DeviceSpec &other) const
+{
+    for (int i = 0; i < kDimensionCount; ++i) {
+        if (m_values[i] != other.m_values[i])
+            return false;
+    }
+    if (m_presets.size() != other.m_presets.size())
+        return false;
+    for (const Preset &mine : m_presets) {
+        const Preset *theirs = other.preset(mine.name);
+        if (!theirs || theirs->cores != mine.cores || theirs->cpuMaxKHz != mine.cpuMaxKHz ||
+            theirs->gpuMaxHz != mine.gpuMaxHz || theirs->emcMaxHz != mine.emcMaxHz)
+            return false;
+    }
+    return true;
+}
+
 const Preset *DeviceSpec::preset(const QString &name) const
 {
     for (const Preset &preset : m_presets) {
@@ -202,6 +263,8 @@ QByteArray DeviceSpec::toJson() const
         root.insert(QStringLiteral("source"), m_source);
     if (!m_socFamily.isEmpty())
         root.insert(QStringLiteral("soc_family"), m_socFamily);
+    if (!m_family.isEmpty())
+        root.insert(QStringLiteral("family"), m_family);
     if (!m_defaultPreset.isEmpty())
         root.insert(QStringLiteral("default_preset"), m_defaultPreset);
     QJsonArray presets;
@@ -215,6 +278,24 @@ QByteArray DeviceSpec::toJson() const
     }
     root.insert(QStringLiteral("presets"), presets);
     return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
+QString DeviceSpec::summary() const
+{
+    qint64 modes = 1;
+    for (const QVector<qint64> &values : m_values)
+        modes *= values.size();
+    QStringList presets;
+    for (const Preset &preset : m_presets)
+        presets.append(preset.name);
+    return QStringLiteral("%1 modes (%2 core counts × %3 CPU × %4 GPU × %5 memory clocks); %6")
+        .arg(QLocale(QLocale::English).toString(modes))
+        .arg(m_values[0].size())
+        .arg(m_values[1].size())
+        .arg(m_values[2].size())
+        .arg(m_values[3].size())
+        .arg(presets.isEmpty() ? QStringLiteral("no presets")
+                               : QStringLiteral("presets ") + presets.join(QStringLiteral(", ")));
 }
 
 PowerMode DeviceSpec::maxMode() const

@@ -29,8 +29,17 @@ public:
     // One of builtinIds(): "orin-agx", "orin-nano", "agx-thor", ... (resources/devices).
     static Expected<DeviceSpec> builtin(const QString &id);
     static QStringList builtinIds();
+    // A device kind as the workbench uses it: a built-in id, or the id of a spec a connected
+    // device reported (remember(); its store registers every spec it holds when opened). Spec
+    // ids name their tables by a hash, so one id always means the same tables: remembering one
+    // process-wide is safe.
+    static Expected<DeviceSpec> lookup(const QString &kind);
+    static void remember(const DeviceSpec &spec);
 
     const QString &id() const { return m_id; }
+    // The Jetson family (jetsonFamilies() id): a built-in table's own id, or the family a
+    // reported spec was built for ("orin-nano-super" of "orin-nano-super-3f2a9c01d4e7").
+    const QString &family() const { return m_family.isEmpty() ? m_id : m_family; }
     const QString &name() const { return m_name; }
     const QString &source() const { return m_source; }
     // The SoC family the kernel reports, e.g. "tegra234"; empty when the table names none.
@@ -48,6 +57,12 @@ public:
     const QStringList &powerRails() const { return m_powerRails; }
     // Every clock at its highest value with all cores online (what NVIDIA calls MAXN).
     PowerMode maxMode() const;
+    // The same mode space and presets (values of every dimension; each preset's name, cores and
+    // caps); ids, names, rails and the default preset aside.
+    bool sameTables(const DeviceSpec &other) const;
+    // Its size and presets for a person: "4,224 modes (6 core counts × 16 CPU × 11 GPU × 4
+    // memory clocks); presets 7W, 15W, 25W, MAXN_SUPER".
+    QString summary() const;
     // The spec in the schema fromJson reads (a stored device spec round-trips through it).
     QByteArray toJson() const;
 
@@ -56,6 +71,7 @@ private:
     QString m_name;
     QString m_source;
     QString m_socFamily;
+    QString m_family;
     QVector<qint64> m_values[kDimensionCount];
     QVector<Preset> m_presets;
     QString m_defaultPreset;

@@ -45,7 +45,7 @@ Pick MaxnStrategy::choose(double powerBudgetW, ProfilingOracle &oracle)
 
 Status PresetStrategy::prepare(ProfilingOracle &oracle, const StrategyContext &context)
 {
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(context.deviceKind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(context.deviceKind);
     if (!spec)
         return Status::failure(spec.error(), ErrorKind::BadInput);
     QVector<TradeoffPoint> points;

@@ -137,7 +137,7 @@ Expected<TradeoffSpace> TradeoffSpace::load(Store &store, const QString &workloa
     if (!kind)
         return Result::failure(QStringLiteral("no device '%1' in the store").arg(resolved),
                                ErrorKind::BadInput);
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(*kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(*kind);
     if (!spec)
         return Result::failure(spec.error(), ErrorKind::BadInput);
     const Expected<QVector<Measurement>> rows = store.measurements(resolved, workload);

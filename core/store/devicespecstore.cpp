@@ -78,6 +78,22 @@ Expected<DeviceSpec> DeviceSpecStore::load(const QString &specId)
                                 QStringLiteral("the stored spec %1").arg(specId));
 }
 
+Status DeviceSpecStore::rememberAll()
+{
+    auto select = m_store.connection().prepare(QStringLiteral("SELECT id, spec FROM device_specs"));
+    if (!select)
+        return passOn<Status>(select);
+    for (Expected<bool> row = select->step(); row && *row; row = select->step()) {
+        // A stored spec that no longer reads is skipped: its device then asks again on connect.
+        const Expected<DeviceSpec> spec =
+            DeviceSpec::fromJson(select->columnText(1).toUtf8(),
+                                 QStringLiteral("the stored spec %1").arg(select->columnText(0)));
+        if (spec)
+            DeviceSpec::remember(*spec);
+    }
+    return {};
+}
+
 Expected<QVector<DeviceSpecStore::Entry>> DeviceSpecStore::history(const QString &device)
 {
     using Result = Expected<QVector<Entry>>;

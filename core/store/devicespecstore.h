@@ -49,6 +49,9 @@ public:
                               const QString &model, const QString &l4t);
     // A stored spec, read back through DeviceSpec::fromJson.
     Expected<DeviceSpec> load(const QString &specId);
+    // Makes every stored spec known to DeviceSpec::lookup (Store::open calls it): a device's
+    // measurements are read with its own tables in a later run, device connected or not.
+    Status rememberAll();
     // The specs `device` has reported, the most recently seen first.
     Expected<QVector<Entry>> history(const QString &device);
 

@@ -141,7 +141,7 @@ Expected<ImportOutcome> Importer::run(const ImportRequest &request, const Store:
     const Expected<QString> kind = resolveKind(m_store, request.device, request.deviceKind);
     if (!kind)
         return passOn<Result>(kind);
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(*kind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(*kind);
     if (!spec)
         return Result::failure(spec.error());
     return QFileInfo(request.filePath).isDir() ? runFolders(request, *spec, progress)

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include "store/devicespecstore.h"
+
 #include "store/batchview.h"
 #include "store/schema.h"
 
@@ -79,7 +81,10 @@ Expected<std::unique_ptr<Store>> Store::open(const QString &path)
     }
     if (Status status = Schema::migrate(*db); !status)
         return Result::failure(status.error());
-    return std::unique_ptr<Store>(new Store(std::move(db).value()));
+    std::unique_ptr<Store> store(new Store(std::move(db).value()));
+    if (Status known = DeviceSpecStore(*store).rememberAll(); !known)
+        return Result::failure(QStringLiteral("%1: %2").arg(path, known.error()));
+    return store;
 }
 
 // The no-op DO UPDATE makes RETURNING give the existing row as well as a new one.

@@ -164,10 +164,11 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
             return missing<DeviceInfo>(QLatin1String(key), QStringLiteral("a string"));
     }
     info.agentVersion = result.value(QLatin1String("agent_version")).toString();
-    info.model = result.value(QLatin1String("model")).toString();
+    // The model and release are stored with the device's spec and shown: bounded here.
+    info.model = result.value(QLatin1String("model")).toString().left(kMaxModelChars);
     info.bootId = result.value(QLatin1String("boot_id")).toString();
-    info.kind = result.value(QLatin1String("device")).toString();  // null when unknown
-    info.l4t = result.value(QLatin1String("l4t")).toString();
+    info.reportedKind = result.value(QLatin1String("device")).toString().left(64);  // null: unknown
+    info.l4t = result.value(QLatin1String("l4t")).toString().left(kMaxL4tChars);
     info.simulated = result.value(QLatin1String("simulated")).toBool();
     if (result.value(QLatin1String("mode_changes")).isString())
         info.modeChanges = result.value(QLatin1String("mode_changes")).toString();
@@ -246,6 +247,10 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     if (!mode)
         return failure(mode.error());
     info.mode = *mode;
+    const DeviceKind kind = deviceKindOf(info.report(), info.reportedKind);
+    info.kind = kind.kind;
+    info.kindProblem = kind.problem;
+    info.ownTables = kind.spec && !kind.matchesBuiltin;
     return info;
 }
 

@@ -50,7 +50,16 @@ struct DeviceInfo
 {
     QString agentVersion;
     QString model;  // device-tree model, "(simulated)" on the simulator
-    QString kind;  // a jetsonFamilies() id (orin-agx, orin-nano-super, ...), or empty when unknown
+    // The model and L4T release are cut to these lengths: they are stored and shown.
+    static constexpr int kMaxModelChars = 256;
+    static constexpr int kMaxL4tChars = 64;
+    // What the workbench takes the device for (deviceKindOf): a built-in kind ("orin-nano-super")
+    // when its tables are the built-in table's, else its own spec's id, whose tables DeviceSpec::
+    // lookup finds. Empty when it cannot be driven: `kindProblem` says what is missing.
+    QString kind;
+    QString kindProblem;
+    bool ownTables = false;  // its tables differ from its family's built-in table
+    QString reportedKind;  // the family the agent named, or empty
     QString l4t;
     QString bootId;
     bool simulated = false;

@@ -120,7 +120,7 @@ void SweepRunner::start()
         return;
     }
     m_workload = *workload;
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(m_record.plan.deviceKind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(m_record.plan.deviceKind);
     m_ranges = spec ? plausibleRangesFor(*spec) : anyJetsonRanges();
     for (int i = 0; i < m_record.items.size(); ++i) {
         if (m_record.items[i].state == SweepItem::State::Pending)
@@ -217,7 +217,12 @@ void SweepRunner::connectWorker(Worker &worker)
 
 void SweepRunner::onReady(Worker &worker, const DeviceInfo &info)
 {
-    if (!info.kind.isEmpty() && info.kind != m_record.plan.deviceKind) {
+    if (info.kind.isEmpty()) {
+        // A device the workbench cannot drive is refused whole, never half-used (issue 22).
+        retire(worker, info.kindProblem);
+        return;
+    }
+    if (info.kind != m_record.plan.deviceKind) {
         retire(worker,
                QStringLiteral("it is a %1, the sweep is planned for a %2")
                    .arg(info.kind, m_record.plan.deviceKind));

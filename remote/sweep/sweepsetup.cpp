@@ -161,7 +161,7 @@ CapLadder::Lookup capLookup(Store &store, const SweepRecord &sweep)
 SweepRunner::PlanExtender capExtender(Store &store, const SweepRecord &record)
 {
     const Expected<std::optional<double>> cap = CapLadder::capOf(record.plan.modeSet);
-    const Expected<DeviceSpec> spec = DeviceSpec::builtin(record.plan.deviceKind);
+    const Expected<DeviceSpec> spec = DeviceSpec::lookup(record.plan.deviceKind);
     if (!cap || !cap->has_value() || !spec)
         return nullptr;
     const CapLadder ladder(*spec, record.plan.batchSizes, **cap);
@@ -238,7 +238,7 @@ const QStringList &SweepSetup::builtinWorkloads()
 
 QVector<PowerMode> SweepSetup::allModes(const QString &deviceKind)
 {
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(deviceKind);
+    Expected<DeviceSpec> spec = DeviceSpec::lookup(deviceKind);
     if (!spec)
         return {};
     const ModeSpace space(*spec);
@@ -251,7 +251,7 @@ QVector<PowerMode> SweepSetup::allModes(const QString &deviceKind)
 
 Expected<qint64> SweepSetup::create(Store &store, SweepPlan plan)
 {
-    Expected<DeviceSpec> spec = DeviceSpec::builtin(plan.deviceKind);
+    Expected<DeviceSpec> spec = DeviceSpec::lookup(plan.deviceKind);
     if (!spec)
         return Expected<qint64>::badInput(InputField::DeviceKind, spec.error());
     Expected<QVector<PowerMode>> modes = SweepPlan::selectModes(*spec, plan.modeSet, plan.seed);

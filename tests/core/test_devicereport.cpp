@@ -157,6 +157,68 @@ private Q_SLOTS:
         QVERIFY(deviceSpecFromReport(other)->id() != a->id());
     }
 
+    void thePresetInForceIsNoPartOfTheId()
+    {
+        DeviceReport switched = orinNano(true);
+        switched.currentPreset = QStringLiteral("7W");  // `nvpmodel -m 1` between two connects
+        const Expected<DeviceSpec> a = deviceSpecFromReport(orinNano(true));
+        const Expected<DeviceSpec> b = deviceSpecFromReport(switched);
+        QVERIFY(a && b);
+        QCOMPARE(a->id(), b->id());
+        QCOMPARE(b->defaultPreset(), QStringLiteral("7W"));
+    }
+
+    // A report of a built-in table (what every simulated device sends) is that built-in kind;
+    // other tables of the same family are a kind of their own that DeviceSpec::lookup finds.
+    void theKindIsTheBuiltinTableOrTheDevicesOwn()
+    {
+        const DeviceSpec builtin = DeviceSpec::builtin(QStringLiteral("orin-nano-super")).value();
+        DeviceReport r;
+        r.model =
+            QStringLiteral("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super");
+        r.maxCores = builtin.maxCores();
+        r.cpuKHz = builtin.values(Dimension::Cpu);
+        r.gpuHz = builtin.values(Dimension::Gpu);
+        r.emcHz = builtin.values(Dimension::Emc);
+        for (const Preset &p : builtin.presets()) {
+            r.presets.append(
+                preset(qPrintable(p.name), p.id, p.cores, p.cpuMaxKHz, p.gpuMaxHz, p.emcMaxHz));
+        }
+        const DeviceKind same = deviceKindOf(r, QStringLiteral("orin-nano-super"));
+        QVERIFY2(same.problem.isEmpty(), qPrintable(same.problem));
+        QCOMPARE(same.kind, QStringLiteral("orin-nano-super"));
+        QVERIFY(same.matchesBuiltin);
+
+        DeviceReport own = orinNano(true);  // the same family, other clock steps
+        const QString ownId = deviceSpecFromReport(own)->id();
+        QVERIFY(!DeviceSpec::lookup(ownId));  // nobody has seen it yet
+        const DeviceKind mine = deviceKindOf(own, QStringLiteral("orin-nano-super"));
+        QCOMPARE(mine.kind, ownId);
+        QVERIFY(!mine.matchesBuiltin);
+        QVERIFY(mine.kind.startsWith(QLatin1String("orin-nano-super-")));
+        const Expected<DeviceSpec> found = DeviceSpec::lookup(mine.kind);
+        QVERIFY2(found, qPrintable(found.error()));
+        QCOMPARE(found->family(), QStringLiteral("orin-nano-super"));
+        QCOMPARE(found->values(Dimension::Gpu), own.gpuHz);
+        QCOMPARE(found->maxMode().gpuHz, qint64(1020000000));
+        QVERIFY(found->preset(QStringLiteral("MAXN_SUPER")));
+
+        // What cannot be driven has no kind, whatever the agent guessed, and says why.
+        DeviceReport unknown = withModel(QStringLiteral("Raspberry Pi 5 Model B"), 4, 900000000);
+        const DeviceKind refused = deviceKindOf(unknown, QStringLiteral("orin-agx"));
+        QVERIFY(refused.kind.isEmpty());
+        QVERIFY2(refused.problem.contains(QLatin1String("no Jetson the workbench knows")),
+                 qPrintable(refused.problem));
+        // An agent that sends no tables keeps the built-in table of the kind it named.
+        DeviceReport bare;
+        bare.model = QStringLiteral("NVIDIA Jetson AGX Orin Developer Kit");
+        QCOMPARE(deviceKindOf(bare, QStringLiteral("orin-agx")).kind, QStringLiteral("orin-agx"));
+        QVERIFY(deviceKindOf(bare, QStringLiteral("tx2")).kind.isEmpty());
+        QCOMPARE(DeviceSpec::lookup(QStringLiteral("orin-agx")).value().id(),
+                 QStringLiteral("orin-agx"));
+        QVERIFY(!DeviceSpec::lookup(QStringLiteral("orin-agx-000000000000")));
+    }
+
     void aModeOfAnotherFamilyIsRefused()
     {
         const Expected<DeviceSpec> nano = deviceSpecFromReport(orinNano(false));

@@ -92,9 +92,15 @@ private Q_SLOTS:
         QVERIFY(seen->firstTimeForDevice);
         QVERIFY(!seen->previousSpecId);
         store.reset();
-        // in a new session, from the file
+        // in a new session, from the file; opening the store makes the spec a kind its
+        // measurements are read with, device connected or not
+        QVERIFY(!DeviceSpec::lookup(spec->id()));
         auto reopened = open(QStringLiteral("stored.sqlite"));
         QVERIFY(reopened);
+        const Expected<DeviceSpec> known = DeviceSpec::lookup(spec->id());
+        QVERIFY2(known, qPrintable(known.error()));
+        QCOMPARE(known->toJson(), spec->toJson());
+        QCOMPARE(known->family(), QStringLiteral("orin-nano"));
         const Expected<DeviceSpec> loaded = DeviceSpecStore(*reopened).load(spec->id());
         QVERIFY2(loaded, qPrintable(loaded.error()));
         QCOMPARE(loaded->toJson(), spec->toJson());

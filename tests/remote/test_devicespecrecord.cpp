@@ -94,6 +94,35 @@ private Q_SLOTS:
         QVERIFY2(note.contains(QLatin1String("36.4.0")), qPrintable(note));
     }
 
+    // The kind the workbench drives the device as: its own tables (these illustrative ones are
+    // no built-in table), found again by id; a device it cannot drive has none and says why.
+    void theKindComesFromTheReportedTables()
+    {
+        const DeviceInfo nano = hello(false);
+        QVERIFY2(nano.kind.startsWith(QLatin1String("orin-nano-")), qPrintable(nano.kind));
+        QVERIFY(nano.ownTables);
+        QVERIFY(nano.kindProblem.isEmpty());
+        const Expected<DeviceSpec> spec = DeviceSpec::lookup(nano.kind);
+        QVERIFY2(spec, qPrintable(spec.error()));
+        QCOMPARE(spec->values(Dimension::Gpu), (QVector<qint64> {306000000, 624750000}));
+        const DeviceInfo super = hello(true);
+        QVERIFY2(super.kind.startsWith(QLatin1String("orin-nano-super-")), qPrintable(super.kind));
+        QCOMPARE(DeviceSpec::lookup(super.kind)->maxMode().gpuHz, qint64(1020000000));
+        const DeviceInfo pi = hello(false, QStringLiteral("Raspberry Pi 5"));
+        QVERIFY(pi.kind.isEmpty());
+        QVERIFY2(pi.kindProblem.contains(QLatin1String("no Jetson the workbench knows")),
+                 qPrintable(pi.kindProblem));
+    }
+
+    // A device's model and release are stored and shown: a device cannot make them huge.
+    void modelAndReleaseAreBounded()
+    {
+        const DeviceInfo info = hello(
+            false, QStringLiteral("NVIDIA Jetson Orin Nano ") + QString(100000, QLatin1Char('x')));
+        QCOMPARE(info.model.size(), DeviceInfo::kMaxModelChars);
+        QVERIFY(info.l4t.size() <= DeviceInfo::kMaxL4tChars);
+    }
+
     void aDeviceItCannotDriveIsNamed()
     {
         auto store = Store::open(m_dir.filePath(QStringLiteral("unknown.sqlite")));
