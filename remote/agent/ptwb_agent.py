@@ -38,7 +38,10 @@ PROTOCOL = 1
 MAX_LINE = 1024 * 1024  # bytes, newline excluded
 STDERR_KEEP = 20
 
-HWMON_LABEL_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*/in*_label"
+# Power monitors: the INA3221 driver's hwmon devices (where the simulator and older kernels put
+# them), and any hwmon device whose `name` is a power monitor (AGX Thor, some carrier boards).
+INA3221_HWMON_GLOB = "sys/bus/i2c/drivers/ina3221/*/hwmon/hwmon*"
+CLASS_HWMON_GLOB = "sys/class/hwmon/hwmon*"
 THERMAL_DIR = "sys/class/thermal"
 
 STREAMING_OPS = ("sample_power", "profile", "run_concurrent", "test_workload",
@@ -795,6 +798,28 @@ def device_kind(model, gpu_hz=None):
 # --------------------------------------------------------------------------------------------
 # The device as the login user sees it: model, power rails, thermal zones
 
+# One power rail: read as volt_path (mV) x curr_path (mA), or as power_path (uW).
+Rail = collections.namedtuple("Rail", "label volt_path curr_path power_path")
+
+
+def power_monitor_family(name):
+    """"ina3221", "ina2xx" (INA219/226/228/238 and the other ina* monitors) or None."""
+    if name == "ina3221":
+        return "ina3221"
+    if name.startswith("ina"):
+        return "ina2xx"
+    return None
+
+
+def unnamed_rail_label(name, hwmon_dir, k, taken):
+    """"<name>_<k>" ("ina238_1"); two monitors of one type would share it, and one rail would
+    hide the other in read_power's values, so a repeat also names its hwmon directory."""
+    label = "%s_%d" % (name, k)
+    if label in taken:
+        label = "%s_%s_%d" % (name, hwmon_dir.rsplit("/", 1)[-1], k)
+    return label
+
+
 class Device(object):
     def __init__(self, files):
         self.f = files
@@ -812,33 +837,91 @@ class Device(object):
         return self._read("proc/device-tree/model")
 
     # --- power and thermal
-    def rails(self):
-        """[(label, in_path, curr_path)] for every rail that has a current reading."""
-        out = []
-        for lp in sorted(self.f.glob(HWMON_LABEL_GLOB), key=_natural_key):
-            m = re.match(r"(.*)/in(\d+)_label$", lp)
-            if not m:
+    def power_monitors(self):
+        """[(hwmon_dir, name)] of every power monitor, each hwmon device once."""
+        out, seen = [], set()
+        # The same hwmon directory may show under both globs (sys/class/hwmon/hwmonN is a link
+        # to the device's); its last component, unique in the kernel, tells them apart.
+        for d in sorted(self.f.glob(INA3221_HWMON_GLOB), key=_natural_key):
+            out.append((d, "ina3221"))   # the driver says what it is; no `name` file is needed
+            seen.add(d.rsplit("/", 1)[-1])
+        for d in sorted(self.f.glob(CLASS_HWMON_GLOB), key=_natural_key):
+            if d.rsplit("/", 1)[-1] in seen:
                 continue
-            label = self._read(lp)
-            if not label or label.startswith("Sum of"):
-                continue
-            d, k = m.group(1), m.group(2)
-            inp, cur = "%s/in%s_input" % (d, k), "%s/curr%s_input" % (d, k)
-            if not self.f.exists(cur) or not self.f.exists(inp):
-                continue
-            out.append((label, inp, cur))
+            name = (self._read(d + "/name") or "").strip()
+            if power_monitor_family(name):
+                out.append((d, name))
         return out
+
+    def _channels(self, d):
+        """The channel numbers k that have an in<k>_, curr<k>_ or power<k>_input in d, sorted."""
+        ks = set()
+        for p in self.f.glob(d + "/*_input"):
+            m = re.match(r"(?:in|curr|power)(\d+)_input$", p.rsplit("/", 1)[-1])
+            if m:
+                ks.add(int(m.group(1)))
+        return sorted(ks)
+
+    def _channel_label(self, d, k):
+        for prefix in ("in", "power", "curr"):
+            label = self._read("%s/%s%d_label" % (d, prefix, k))
+            if label:
+                return label
+        return None
+
+    def _channel_rail(self, d, name, k):
+        """The Rail of channel k of monitor d (label None when it has none), or None when the
+        channel measures no power."""
+        label = self._channel_label(d, k)
+        power = "%s/power%d_input" % (d, k)
+        # An ina2xx computes power itself (its in<k> is the bus voltage, so volts x amps would
+        # agree); the INA3221 has no power register.
+        if power_monitor_family(name) == "ina2xx" and self.f.exists(power):
+            return Rail(label, None, None, power)
+        volt, curr = "%s/in%d_input" % (d, k), "%s/curr%d_input" % (d, k)
+        if self.f.exists(volt) and self.f.exists(curr):
+            return Rail(label, volt, curr, None)
+        return None
+
+    def rails(self):
+        """[Rail] for every channel of a power monitor that measures power."""
+        out, labels = [], set()
+        for d, name in self.power_monitors():
+            family = power_monitor_family(name)
+            for k in self._channels(d):
+                rail = self._channel_rail(d, name, k)
+                if rail is None or (rail.label or "").startswith("Sum of"):
+                    continue
+                if rail.label is None:
+                    # The INA3221 driver hides the label of a channel the device tree does not
+                    # name (one not wired, or disabled): not a rail, as before. The ina2xx
+                    # drivers have no labels at all.
+                    if family == "ina3221":
+                        continue
+                    rail = rail._replace(label=unnamed_rail_label(name, d, k, labels))
+                labels.add(rail.label)
+                out.append(rail)
+        return out
+
+    def rail_watts(self, rail):
+        """The rail's power in watts; OSError, IOError or ValueError when it cannot be read
+        (a reading that is not a finite number, "nan" or "inf" included)."""
+        if rail.power_path:
+            watts = float(self.f.read(rail.power_path)) / 1e6          # uW
+        else:
+            watts = float(self.f.read(rail.volt_path)) * float(self.f.read(rail.curr_path)) / 1e6
+        if not math.isfinite(watts):
+            raise ValueError("not a finite reading")
+        return watts
 
     def read_power(self, rails, kind):
         """Returns (total_w, {label: watts})."""
         values = {}
-        for label, inp, cur in rails:
+        for rail in rails:
             try:
-                mv = float(self.f.read(inp))
-                ma = float(self.f.read(cur))
+                values[rail.label] = round(self.rail_watts(rail), 4)
             except (OSError, IOError, ValueError):
                 continue
-            values[label] = round(mv * ma / 1e6, 4)
         inputs = [r for r in INPUT_RAILS.get(kind, ()) if r in values]
         if inputs:
             total = sum(values[r] for r in inputs)
@@ -1165,7 +1248,7 @@ class Agent(object):
             log("nvpmodel.conf not understood: %s" % e)
         rails = []
         try:
-            rails = [r[0] for r in d.rails()]
+            rails = [r.label for r in d.rails()]
         except Exception as e:
             log("rails: %s" % e)
         thermal = []
@@ -1376,7 +1459,8 @@ class Agent(object):
         kind = device_kind(self.dev.model())
         rails = self.dev.rails()
         if not rails:
-            raise OpError("internal", "no power rails found under %s" % HWMON_LABEL_GLOB)
+            raise OpError("internal", "no power rails found (no INA3221 or ina2xx hwmon channel "
+                          "under %s or %s)" % (INA3221_HWMON_GLOB, CLASS_HWMON_GLOB))
         t0 = time.monotonic()
         totals = []
         for k in range(count):

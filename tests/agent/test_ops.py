@@ -351,6 +351,128 @@ class MalformedTest(AgentTestCase):
             self.assertIn(text, e["message"], (op, fields))
 
 
+ORIN_RAILS = ["VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO"]
+
+
+def add_hwmon(root, hwmon, files):
+    """Writes sys/class/hwmon/<hwmon>/<file> for each (file, text) of files."""
+    for name, text in files:
+        faketree._w(root, "sys/class/hwmon/%s/%s" % (hwmon, name), text + "\n")
+
+
+def ina238(hwmon, microwatts):
+    """An INA238 as the ina238 driver shows it: no labels, in0 the shunt voltage, in1 the bus
+    voltage, and the power the chip computes in power1_input."""
+    add = [("name", "ina238"), ("in0_input", "3"), ("in1_input", "12000"),
+           ("power1_input", "%d" % microwatts), ("temp1_input", "41000")]
+    return hwmon, add
+
+
+class RailDiscoveryTest(unittest.TestCase):
+    """Device.rails() and read_power() find power monitors by what they are (issue 22)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ptwb-rails-test-")
+        faketree.build_orin_agx(self.tmp)   # two INA3221 under the i2c driver: hwmon3, hwmon4
+        self.dev = A.Device(A.KernelFiles(self.tmp))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def labels(self):
+        return [r.label for r in self.dev.rails()]
+
+    def test_ina238_under_class_hwmon_without_labels_is_a_rail_read_in_microwatts(self):
+        add_hwmon(self.tmp, *ina238("hwmon7", 6100000))
+        self.assertEqual(self.labels(), ORIN_RAILS + ["ina238_1"])
+        total, values = self.dev.read_power(self.dev.rails(), "orin-agx")
+        self.assertEqual(values["ina238_1"], 6.1)
+        self.assertEqual(total, 23.0)   # not one of the AGX Orin's input rails
+        total, _ = self.dev.read_power(self.dev.rails(), None)
+        self.assertEqual(total, 30.1)   # no input rails known: every rail, as before
+
+    def test_two_monitors_of_one_type_keep_both_rails(self):
+        add_hwmon(self.tmp, *ina238("hwmon7", 6000000))
+        add_hwmon(self.tmp, *ina238("hwmon8", 2000000))
+        self.assertEqual(self.labels(), ORIN_RAILS + ["ina238_1", "ina238_hwmon8_1"])
+        total, values = self.dev.read_power(self.dev.rails(), None)
+        self.assertEqual((values["ina238_1"], values["ina238_hwmon8_1"]), (6.0, 2.0))
+        self.assertEqual(total, 32.0)
+
+    def test_ina3221_seen_under_driver_and_class_hwmon_is_counted_once(self):
+        import os
+        # hwmon3: the kernel's link; hwmon4: a plain copy (the name alone must tell them apart)
+        os.makedirs(os.path.join(self.tmp, "sys/class/hwmon"))
+        os.symlink(os.path.join(self.tmp, faketree.HW1),
+                   os.path.join(self.tmp, "sys/class/hwmon/hwmon3"))
+        shutil.copytree(os.path.join(self.tmp, faketree.HW2),
+                        os.path.join(self.tmp, "sys/class/hwmon/hwmon4"))
+        for hw in ("hwmon3", "hwmon4"):
+            add_hwmon(self.tmp, hw, [("name", "ina3221")])
+        # an INA3221 only under sys/class/hwmon (no i2c driver directory for it)
+        add_hwmon(self.tmp, "hwmon5", [("name", "ina3221"), ("in1_label", "VDD_EXTRA"),
+                                       ("in1_input", "5000"), ("curr1_input", "400"),
+                                       ("in2_input", "5000"), ("curr2_input", "300")])
+        self.assertEqual(self.labels(), ORIN_RAILS + ["VDD_EXTRA"])   # unlabelled in2: no rail
+        total, values = self.dev.read_power(self.dev.rails(), None)
+        self.assertEqual(values["VDD_EXTRA"], 2.0)
+        self.assertEqual(total, 26.0)   # 23 + 1 + 2 W, each rail once
+
+    def test_hwmon_that_is_no_power_monitor_is_ignored(self):
+        # a temperature sensor with files that would look like a rail
+        add_hwmon(self.tmp, "hwmon1", [("name", "tmp451"), ("temp1_input", "40000"),
+                                       ("in1_input", "5000"), ("curr1_input", "1000"),
+                                       ("power1_input", "5000000")])
+        add_hwmon(self.tmp, *ina238("hwmon7", 1500000))
+        self.assertEqual(self.labels(), ORIN_RAILS + ["ina238_1"])
+        total, values = self.dev.read_power(self.dev.rails(), None)
+        self.assertNotIn("tmp451_1", values)
+        self.assertEqual(total, 25.5)
+
+    def test_ina3221_driver_layout_unchanged(self):
+        # A regression guard: the layout of today's tests and the simulator (no `name` file, no
+        # sys/class/hwmon) gives the same rails and readings as before issue 22.
+        rails = self.dev.rails()
+        self.assertEqual([r.label for r in rails], ORIN_RAILS)
+        self.assertEqual(rails[0], A.Rail("VDD_GPU_SOC", faketree.HW1 + "/in1_input",
+                                          faketree.HW1 + "/curr1_input", None))
+        self.assertEqual(self.dev.read_power(rails, "orin-agx"),
+                         (23.0, {"VDD_GPU_SOC": 10.0, "VDD_CPU_CV": 5.0, "VIN_SYS_5V0": 8.0,
+                                 "VDDQ_VDD2_1V8AO": 1.0}))
+        self.assertEqual(self.dev.read_power(rails, None)[0], 24.0)
+
+    def test_unreadable_power_input_is_left_out_as_before(self):
+        add_hwmon(self.tmp, *ina238("hwmon7", 0))
+        add_hwmon(self.tmp, "hwmon7", [("power1_input", "n/a")])
+        rails = self.dev.rails()
+        self.assertIn("ina238_1", [r.label for r in rails])
+        total, values = self.dev.read_power(rails, None)
+        self.assertNotIn("ina238_1", values)
+        self.assertEqual(total, 24.0)
+
+    def test_a_reading_that_is_no_finite_number_is_left_out(self):
+        add_hwmon(self.tmp, *ina238("hwmon7", 0))
+        for text in ("nan", "inf", "1e999"):
+            add_hwmon(self.tmp, "hwmon7", [("power1_input", text)])
+            total, values = self.dev.read_power(self.dev.rails(), None)
+            self.assertNotIn("ina238_1", values, text)
+            self.assertEqual(total, 24.0, text)
+
+
+class ClassHwmonOnlyTest(AgentTestCase):
+    def test_sample_power_reads_ina238_rails_when_there_is_no_ina3221(self):
+        shutil.rmtree(self.tmp + "/sys/bus/i2c/drivers/ina3221")
+        add_hwmon(self.tmp, *ina238("hwmon2", 7250000))
+        add_hwmon(self.tmp, *ina238("hwmon3", 2750000))
+        r, _ = self.ok("hello")
+        self.assertEqual(r["rails"], ["ina238_1", "ina238_hwmon3_1"])
+        r, ev = self.ok("sample_power", interval_ms=100, count=2)
+        for e in ev:
+            # none of the AGX Orin's input rails: the total is every rail's, as before
+            self.assertEqual(e["total_w"], 10.0)
+            self.assertEqual(e["rails"], {"ina238_1": 7.25, "ina238_hwmon3_1": 2.75})
+
+
 class TextStreamTest(unittest.TestCase):
     """main() also works with text streams (how the simulator may call it) and exits on EOF."""
 
