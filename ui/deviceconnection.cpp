@@ -42,6 +42,7 @@ Status DeviceConnection::connectTo(const DeviceEntry &entry)
 
 void DeviceConnection::onReady(const DeviceInfo &info)
 {
+    Q_EMIT helloReceived(m_endpoint.address, info);
     if (info.kind.isEmpty() || info.kind == m_kind)
         return;
     m_kind = info.kind;

@@ -49,6 +49,8 @@ Q_SIGNALS:
     // Before the old client is deleted; the kind is already the new device's when known.
     void clientChanged(ptwb::DeviceClient *client);
     void deviceKindChanged(const QString &kind);
+    // Each hello of the connected device (a new connection, a reconnect): `address` its target.
+    void helloReceived(const QString &address, const ptwb::DeviceInfo &info);
 
 private:
     void onReady(const DeviceInfo &info);

@@ -57,6 +57,7 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     , m_model(valueLabel(QStringLiteral("deviceModel"), this))
     , m_l4t(valueLabel(QStringLiteral("deviceL4t"), this))
     , m_spec(valueLabel(QStringLiteral("deviceSpec"), this))
+    , m_specNote(valueLabel(QStringLiteral("deviceSpecNote"), this))
     , m_bootId(valueLabel(QStringLiteral("deviceBootId"), this))
     , m_agent(valueLabel(QStringLiteral("deviceAgent"), this))
     , m_helper(valueLabel(QStringLiteral("deviceHelper"), this))
@@ -127,6 +128,9 @@ DeviceDetailsView::DeviceDetailsView(QWidget *parent)
     form->addRow(tr("Model:"), m_model);
     form->addRow(tr("L4T release:"), m_l4t);
     form->addRow(tr("Power modes:"), m_spec);
+    form->addRow(QString(), m_specNote);
+    m_specNote->setStyleSheet(QStringLiteral("QLabel { color: #b06a00; }"));
+    m_specNote->hide();
     m_spec->setToolTip(tr("The mode space the workbench plans sweeps, searches and recommendations "
                           "in for this device: the tables it reports"));
     form->addRow(tr("Boot id:"), m_bootId);
@@ -181,6 +185,7 @@ void DeviceDetailsView::setClient(DeviceClient *client)
     m_monitor->setClient(client);
     m_sparkline->clear();
     clearInfo();
+    setSpecNote(QString());
     if (!client) {
         setState(State::NoClient, tr("Not connected. Choose a device and press Connect."));
         return;
@@ -264,6 +269,12 @@ void DeviceDetailsView::showSpec(const DeviceInfo &info)
         text += tr(" · memory clock fixed at %1 MHz: not controllable on this device")
                     .arg(spec->values(Dimension::Emc).front() / 1000000);
     m_spec->setText(text);
+}
+
+void DeviceDetailsView::setSpecNote(const QString &note)
+{
+    m_specNote->setText(note);
+    m_specNote->setVisible(!note.isEmpty());
 }
 
 void DeviceDetailsView::updateSetupOffer()

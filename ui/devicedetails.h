@@ -58,6 +58,13 @@ private:
     void showInfo(const DeviceInfo &info);
     // The mode space the device is driven with (its kind), or why it cannot be.
     void showSpec(const DeviceInfo &info);
+
+public:
+    // What the store said of the device's spec on this connection (its tables changed since it
+    // was last seen); empty hides it.
+    void setSpecNote(const QString &note);
+
+private:
     void showMode(const PowerMode &mode);
     void clearInfo();
     void updateSetupOffer();
@@ -75,6 +82,7 @@ private:
     QLabel *m_model;
     QLabel *m_l4t;
     QLabel *m_spec;
+    QLabel *m_specNote;
     QLabel *m_bootId;
     QLabel *m_agent;
     QLabel *m_helper;

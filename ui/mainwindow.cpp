@@ -4,6 +4,7 @@
 #include "concurrentexplorer.h"
 #include "deviceclient.h"
 #include "deviceconnection.h"
+#include "devicedetails.h"
 #include "devicespanel.h"
 #include "devicestatuslabel.h"
 #include "devicetablesview.h"
@@ -251,6 +252,13 @@ void MainWindow::wireViews()
         m_explore->setApplyDevice(m_connection->applyEndpoint());
     });
     connect(m_connection, &DeviceConnection::deviceKindChanged, this, &MainWindow::setDeviceKind);
+    // Each hello stores the device's own spec; a change of its tables is said where it shows.
+    connect(m_connection, &DeviceConnection::helloReceived, m_session,
+            &StoreSession::recordDeviceSpec);
+    connect(m_session, &StoreSession::deviceSpecNoted, this, [this](const QString &note) {
+        m_devices->details()->setSpecNote(note);
+        statusBar()->showMessage(note, 15000);
+    });
 }
 
 Status MainWindow::connectDevice(const DeviceEntry &entry)

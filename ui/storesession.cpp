@@ -1,8 +1,10 @@
 #include "storesession.h"
 
+#include "devicespecrecord.h"
 #include "modelworkflow.h"
 #include "store/measurementcsv.h"
 #include "store/store.h"
+#include "wire.h"
 
 #include <QPointer>
 #include <QSaveFile>
@@ -148,6 +150,26 @@ void StoreSession::exportCsv(const QString &device, const QString &workload,
                 Q_EMIT exportFinished(*message);
             else
                 Q_EMIT failed(message.error());
+        });
+}
+
+void StoreSession::recordDeviceSpec(const QString &address, const DeviceInfo &info)
+{
+    if (m_path.isEmpty())
+        return;
+    m_tasks->run(
+        QStringLiteral("device-spec-%1").arg(++m_specRecords),
+        [path = m_path, address, info](const TaskContext &) -> Expected<QString> {
+            Expected<std::unique_ptr<Store>> store = Store::open(path);
+            if (!store)
+                return passOn<Expected<QString>>(store);
+            return ptwb::recordDeviceSpec(**store, address, info);
+        },
+        [this](const Expected<QString> &note) {
+            if (!note)
+                Q_EMIT failed(note.error());
+            else if (!note->isEmpty())
+                Q_EMIT deviceSpecNoted(*note);
         });
 }
 

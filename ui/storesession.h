@@ -7,6 +7,10 @@
 #include <QObject>
 #include <QVector>
 
+namespace ptwb {
+struct DeviceInfo;
+}  // namespace ptwb
+
 namespace ptwb::ui {
 
 // The window's handle on the database: runs every store operation on a worker thread with its
@@ -31,6 +35,8 @@ public Q_SLOTS:
     void import(const ptwb::ImportRequest &request);
     void cancelImport();
     void exportCsv(const QString &device, const QString &workload, const QString &filePath);
+    // Stores the spec a connected device reported (recordDeviceSpec): `address` is its target.
+    void recordDeviceSpec(const QString &address, const ptwb::DeviceInfo &info);
 
 Q_SIGNALS:
     void opened(const QString &path);
@@ -40,6 +46,8 @@ Q_SIGNALS:
     void importProgress(qint64 done, qint64 total);
     void importFinished(const ptwb::ImportOutcome &outcome);
     void exportFinished(const QString &message);
+    // What recording a device's spec has to say (its tables changed; no spec could be built).
+    void deviceSpecNoted(const QString &note);
     void failed(const QString &message);
     void busyChanged(bool busy);
 
@@ -49,6 +57,7 @@ private:
     QString m_importKey;  // of the newest import, for cancelImport
     int m_imports = 0;
     int m_exports = 0;
+    int m_specRecords = 0;
 };
 
 }  // namespace ptwb::ui

@@ -1,6 +1,7 @@
 #include "deviceprobe.h"
 
 #include "deviceclient.h"
+#include "modes/devicespec.h"
 #include "transport.h"
 #include "util/printable.h"
 
@@ -49,15 +50,26 @@ Expected<QVector<DeviceEndpoint>> withReportedKinds(QVector<DeviceEndpoint> devi
 {
     using Result = Expected<QVector<DeviceEndpoint>>;
     for (DeviceEndpoint &device : devices) {
-        if (!device.kind.isEmpty())
-            continue;
+        if (device.simulated)
+            continue;  // a simulated device is the kind its target names
         const Expected<DeviceInfo> info = probeDevice(device, timeoutMs);
+        // Not reachable now: a device given a kind is planned in that kind's built-in table (the
+        // sweep then retries, gives up and stays resumable); without one nothing can be planned.
+        if (!info && !device.kind.isEmpty())
+            continue;
         if (!info)
             return passOn<Result>(info);
         if (info->kind.isEmpty())
             return Result::badInput(
                 InputField::Target,
                 QStringLiteral("%1: %2").arg(device.address, info->kindProblem));
+        // A kind given beforehand names the family expected; the tables are the device's own.
+        const QString family = DeviceSpec::lookup(info->kind)->family();
+        if (!device.kind.isEmpty() && device.kind != family && device.kind != info->kind) {
+            return Result::badInput(InputField::Target,
+                                    QStringLiteral("%1 is a %2, not a %3 (its tables: %4)")
+                                        .arg(device.address, family, device.kind, info->kind));
+        }
         device.kind = info->kind;
         if (device.storeName.isEmpty())
             device.storeName = info->kind;

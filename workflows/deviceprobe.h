@@ -14,10 +14,12 @@ namespace ptwb::workflows {
 // from a thread that may wait (the command line, a worker), never from the GUI thread.
 Expected<DeviceInfo> probeDevice(const DeviceEndpoint &device, int timeoutMs = 120000);
 
-// `devices` with the kind each reports filled in where it was empty (a real SSH device nobody
-// gave a kind): the kind of its own tables (DeviceInfo::kind), its store name that kind when
-// none was given. A device that cannot be driven is refused with what it is missing; a fleet
-// must still be of one kind.
+// `devices` with each real device's kind as it reports it: the kind of its own tables
+// (DeviceInfo::kind), its store name that kind when none was given. A kind given beforehand
+// (--kind) names the family expected: a device of another family is refused, one of that family
+// is planned in its own tables, and one that cannot be reached now in the given kind's table. A
+// device that cannot be driven is refused with what it is
+// missing; a fleet must still be of one kind. Simulated devices are left as their targets say.
 Expected<QVector<DeviceEndpoint>> withReportedKinds(QVector<DeviceEndpoint> devices,
                                                     int timeoutMs = 120000);
 

@@ -14,6 +14,14 @@ namespace ptwb::cli {
 
 namespace {
 
+// The simulated device of --simulate: --kind, by default the AGX Orin (--kind has no default of
+// its own: for an SSH device it is what the device reports).
+QString simulatedKind(const QCommandLineParser &parser)
+{
+    const QString kind = parser.value(QStringLiteral("kind"));
+    return kind.isEmpty() ? QStringLiteral("orin-agx") : kind;
+}
+
 const char kDefaultBatchSizes[] = "8,16,32,64,128";
 
 QString samplesText(double samples)
@@ -173,9 +181,9 @@ int ConvergenceCommand::run(const QCommandLineParser &parser, Output &output) co
         const quint64 seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
         if (!ok)
             return output.badUsage(QStringLiteral("--seed: expected a non-negative integer"));
-        relation = proxy ? proxyConvergence(parser, output, *batchSizes)
-                         : workflows::simulatedConvergence(
-                               workload, *batchSizes, parser.value(QStringLiteral("kind")), seed);
+        relation = proxy
+            ? proxyConvergence(parser, output, *batchSizes)
+            : workflows::simulatedConvergence(workload, *batchSizes, simulatedKind(parser), seed);
     }
     if (relation && !*relation)
         return output.fail(*relation);

@@ -32,7 +32,7 @@ int ModesCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("device")}, output, &exitCode))
         return exitCode;
-    const Expected<DeviceSpec> device = DeviceSpec::lookup(parser.value(QStringLiteral("device")));
+    const Expected<DeviceSpec> device = DeviceSpec::builtin(parser.value(QStringLiteral("device")));
     if (!device)
         return output.badUsage(device.error());
     const Expected<ModeSpace> space =

@@ -224,10 +224,23 @@ bool DeviceSpec::sameTables(const DeviceSpec &other) const
     }
     if (m_presets.size() != other.m_presets.size())
         return false;
+    // A cap is compared by what it allows: the fastest table value under it. nvpmodel.conf may
+    // cap the GPU at 408 MHz where the table steps from 318.75 to 420.75 MHz; the agent reports
+    // the 318.75 MHz that takes effect.
+    const auto effective = [this](Dimension dimension, qint64 cap) {
+        const QVector<qint64> &table = values(dimension);
+        const auto above = std::upper_bound(table.cbegin(), table.cend(), cap);
+        return above == table.cbegin() ? table.front() : *(above - 1);
+    };
+    const auto sameCaps = [&effective](const Preset &a, const Preset &b) {
+        return a.cores == b.cores &&
+            effective(Dimension::Cpu, a.cpuMaxKHz) == effective(Dimension::Cpu, b.cpuMaxKHz) &&
+            effective(Dimension::Gpu, a.gpuMaxHz) == effective(Dimension::Gpu, b.gpuMaxHz) &&
+            effective(Dimension::Emc, a.emcMaxHz) == effective(Dimension::Emc, b.emcMaxHz);
+    };
     for (const Preset &mine : m_presets) {
         const Preset *theirs = other.preset(mine.name);
-        if (!theirs || theirs->cores != mine.cores || theirs->cpuMaxKHz != mine.cpuMaxKHz ||
-            theirs->gpuMaxHz != mine.gpuMaxHz || theirs->emcMaxHz != mine.emcMaxHz)
+        if (!theirs || !sameCaps(mine, *theirs))
             return false;
     }
     return true;

@@ -58,7 +58,7 @@ public:
     // Every clock at its highest value with all cores online (what NVIDIA calls MAXN).
     PowerMode maxMode() const;
     // The same mode space and presets (values of every dimension; each preset's name, cores and
-    // caps); ids, names, rails and the default preset aside.
+    // the fastest table value under each cap); ids, names, rails and the default preset aside.
     bool sameTables(const DeviceSpec &other) const;
     // Its size and presets for a person: "4,224 modes (6 core counts × 16 CPU × 11 GPU × 4
     // memory clocks); presets 7W, 15W, 25W, MAXN_SUPER".

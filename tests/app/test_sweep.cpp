@@ -4,6 +4,7 @@
 #include "store/sqlite.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -12,6 +13,17 @@
 #include <csignal>
 
 namespace {
+
+// The rows of a table in a store file; -1 when it cannot be read.
+qint64 countRows(const QString &db, const char *table)
+{
+    auto connection = ptwb::SqliteConnection::open(db, false);
+    if (!connection)
+        return -1;
+    const auto count =
+        connection->queryInt(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table)));
+    return count ? *count : -1;
+}
 
 struct Counts
 {
@@ -511,15 +523,32 @@ private Q_SLOTS:
 
     void anUnreachableRealDeviceKeepsItsPlanUnderItsOwnName()
     {
-        // Port 1 refuses: the plan is stored, every connect fails, the sweep stops resumable.
-        // Its measurements are a real device's: not filed under a simulated one's name.
+        const QStringList sweep = {QStringLiteral("sweep"),
+                                   QStringLiteral("--target"),
+                                   QStringLiteral("ssh://nobody@127.0.0.1:1"),
+                                   QStringLiteral("--workload"),
+                                   QStringLiteral("resnet18"),
+                                   QStringLiteral("--modes"),
+                                   QStringLiteral("random:3"),
+                                   QStringLiteral("--known-hosts"),
+                                   fresh(QStringLiteral("known_hosts"))};
+        // Port 1 refuses. Without --kind the device's tables are not known: nothing is planned.
+        const QString unknown = fresh(QStringLiteral("unknown.sqlite"));
+        const CliResult refused =
+            runCli(sweep + QStringList {QStringLiteral("--db"), unknown}, 120000);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QLatin1String("ssh://nobody@127.0.0.1:1")),
+                 qPrintable(refused.err));
+        QVERIFY(!QFileInfo::exists(unknown) || countRows(unknown, "sweeps") == 0);
+        // With --kind the plan is stored in that kind's table, every connect fails, the sweep
+        // stops resumable. Its measurements are a real device's: not filed under a simulated
+        // one's name.
         const QString db = fresh(QStringLiteral("unreachable.sqlite"));
-        const CliResult r = runCli(
-            {QStringLiteral("sweep"), QStringLiteral("--db"), db, QStringLiteral("--target"),
-             QStringLiteral("ssh://nobody@127.0.0.1:1"), QStringLiteral("--workload"),
-             QStringLiteral("resnet18"), QStringLiteral("--modes"), QStringLiteral("random:3"),
-             QStringLiteral("--known-hosts"), fresh(QStringLiteral("known_hosts"))},
-            120000);
+        const CliResult r =
+            runCli(sweep +
+                       QStringList {QStringLiteral("--db"), db, QStringLiteral("--kind"),
+                                    QStringLiteral("orin-agx")},
+                   120000);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QLatin1String("given up")), qPrintable(r.err));
         QVERIFY2(r.out.contains(QLatin1String("--resume")), qPrintable(r.out));

@@ -219,6 +219,32 @@ private Q_SLOTS:
         QVERIFY(!DeviceSpec::lookup(QStringLiteral("orin-agx-000000000000")));
     }
 
+    // nvpmodel.conf caps the AGX Orin's GPU at 408 MHz in MODE_15W; the table steps from 318.75
+    // to 420.75 MHz, and the agent reports the 318.75 MHz that takes effect: the same table.
+    void aCapIsComparedByWhatItAllows()
+    {
+        const DeviceSpec agx = DeviceSpec::builtin(QStringLiteral("orin-agx")).value();
+        const auto report = [&agx](qint64 gpuCap15W) {
+            DeviceReport r;
+            r.model = QStringLiteral("NVIDIA Jetson AGX Orin Developer Kit");
+            r.maxCores = agx.maxCores();
+            r.cpuKHz = agx.values(Dimension::Cpu);
+            r.gpuHz = agx.values(Dimension::Gpu);
+            r.emcHz = agx.values(Dimension::Emc);
+            for (const Preset &p : agx.presets()) {
+                const bool is15W = p.name == QLatin1String("MODE_15W");
+                r.presets.append(preset(qPrintable(p.name), p.id, p.cores, p.cpuMaxKHz,
+                                        is15W ? gpuCap15W : p.gpuMaxHz, p.emcMaxHz));
+            }
+            return r;
+        };
+        QCOMPARE(agx.preset(QStringLiteral("MODE_15W"))->gpuMaxHz, qint64(408000000));
+        QCOMPARE(deviceKindOf(report(318750000), {}).kind, QStringLiteral("orin-agx"));
+        // A cap that lets another clock through is another preset: the device's own spec.
+        const DeviceKind other = deviceKindOf(report(420750000), {});
+        QVERIFY2(other.kind.startsWith(QLatin1String("orin-agx-")), qPrintable(other.kind));
+    }
+
     void aModeOfAnotherFamilyIsRefused()
     {
         const Expected<DeviceSpec> nano = deviceSpecFromReport(orinNano(false));

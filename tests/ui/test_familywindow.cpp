@@ -14,9 +14,14 @@
 #include "modes/modespace.h"
 #include "recommendationcard.h"
 #include "simulatorlauncher.h"
+#include "store/devicespecstore.h"
+#include "store/store.h"
 #include "storesession.h"
 #include "sweeppanel.h"
+#include "wire.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -38,6 +43,46 @@ QString labelText(const QWidget &parent, const char *name)
 {
     auto *label = parent.findChild<QLabel *>(QLatin1String(name));
     return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(name));
+}
+
+// The specs a device has reported, the newest first (read from the store file itself).
+QStringList specHistory(const QString &db, const QString &device)
+{
+    QStringList ids;
+    Expected<std::unique_ptr<Store>> store = Store::open(db);
+    if (!store)
+        return ids;
+    const auto history = DeviceSpecStore(**store).history(device);
+    if (!history)
+        return ids;
+    for (const DeviceSpecStore::Entry &entry : *history)
+        ids.append(entry.specId);
+    return ids;
+}
+
+// An Orin Nano's hello before and after the Super clocks (illustrative tables: its own spec).
+DeviceInfo hello(bool super)
+{
+    QJsonArray gpu {306000000, 624750000};
+    if (super)
+        gpu.append(1020000000);
+    const QJsonObject json {
+        {QStringLiteral("agent_version"), QStringLiteral("1.0.0")},
+        {QStringLiteral("model"), QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit")},
+        {QStringLiteral("boot_id"), super ? QStringLiteral("after") : QStringLiteral("before")},
+        {QStringLiteral("l4t"), super ? QStringLiteral("36.4.0") : QStringLiteral("35.4.1")},
+        {QStringLiteral("tables"),
+         QJsonObject {{QStringLiteral("cores"), QJsonArray {1, 2, 3, 4, 5, 6}},
+                      {QStringLiteral("cpu_khz"), QJsonArray {115200, 1510400}},
+                      {QStringLiteral("gpu_hz"), gpu},
+                      {QStringLiteral("emc_hz"), QJsonArray {204000000, 2133000000}}}},
+        {QStringLiteral("rails"), QJsonArray {QStringLiteral("VDD_IN")}},
+        {QStringLiteral("mode"),
+         QJsonObject {{QStringLiteral("cores"), 6},
+                      {QStringLiteral("cpu_khz"), 1510400},
+                      {QStringLiteral("gpu_hz"), 624750000},
+                      {QStringLiteral("emc_hz"), 2133000000}}}};
+    return DeviceInfo::fromJson(json).value();
 }
 
 }  // namespace
@@ -84,6 +129,11 @@ private Q_SLOTS:
         for (const char *name : {"7W", "15W", "25W", "MAXN_SUPER"})
             QVERIFY2(specText.contains(QLatin1String(name)), qPrintable(specText));
         QVERIFY2(specText.contains(QLatin1String("the built-in table")), qPrintable(specText));
+        // Its hello stored its spec (its tables, under a hash of them) under its address.
+        const QString db = m_dir.filePath(QStringLiteral("super.sqlite"));
+        QTRY_COMPARE_WITH_TIMEOUT(specHistory(db, kTarget).size(), 1, 10000);
+        QVERIFY2(specHistory(db, kTarget).first().startsWith(QLatin1String("orin-nano-super-")),
+                 qPrintable(specHistory(db, kTarget).first()));
 
         // The tables view follows the device: its presets, MAXN_SUPER with the Super GPU clock.
         QTRY_COMPARE(window.deviceTables()->currentDevice(), QStringLiteral("orin-nano-super"));
@@ -150,6 +200,31 @@ private Q_SLOTS:
         explore->budgets()->setPowerBudget(lowest + 0.01);
         const PowerMode cheap = explore->space()->mode(explore->card()->index());
         QVERIFY2(cheap.gpuHz <= kNanoGpuTopHz, qPrintable(cheap.toCanonical()));
+    }
+
+    // A device whose tables changed since the store last saw it (a JetPack upgrade gave an Orin
+    // Nano the Super clocks): the Devices view and the status bar say so, naming both specs.
+    void aChangeOfTablesIsSaidInTheDevicesView()
+    {
+        StoreSession session;
+        MainWindow window(&session);
+        const QString db = m_dir.filePath(QStringLiteral("upgrade.sqlite"));
+        QSignalSpy opened(&session, &StoreSession::opened);
+        session.open(db);
+        QVERIFY(opened.wait(10000));
+        QSignalSpy noted(&session, &StoreSession::deviceSpecNoted);
+        const QString address = QStringLiteral("ssh://nvidia@lab-nano");
+        session.recordDeviceSpec(address, hello(false));
+        QTRY_COMPARE(specHistory(db, address).size(), 1);
+        QCOMPARE(noted.count(), 0);  // first seen: nothing to say
+        session.recordDeviceSpec(address, hello(true));
+        QTRY_COMPARE_WITH_TIMEOUT(noted.count(), 1, 10000);
+        const QStringList specs = specHistory(db, address);
+        QCOMPARE(specs.size(), 2);
+        const QString note = labelText(*window.devices()->details(), "deviceSpecNote");
+        QVERIFY2(note.contains(QLatin1String("tables changed")) && note.contains(specs[0]) &&
+                     note.contains(specs[1]),
+                 qPrintable(note));
     }
 };
 

@@ -1,11 +1,14 @@
 // What `ptwb` asks a device nobody gave a kind before planning for it (issue 22): the kind of the
-// tables it reports. A simulated Orin Nano with the Super clocks is its built-in kind; a device
+// tables it reports. Every simulated family is its built-in kind; a device
 // with other tables is its own spec, found again by id; a device the workbench cannot drive is
 // refused naming what is missing, before anything is planned.
 #include "deviceprobe.h"
+#include "devicespecrecord.h"
 #include "localprocesstransport.h"
 #include "modes/devicespec.h"
 #include "simulatorlauncher.h"
+#include "store/devicespecstore.h"
+#include "store/store.h"
 
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -66,21 +69,53 @@ private Q_SLOTS:
             QSKIP("python3 is not installed; scripts/install-deps installs it");
     }
 
-    void theSimulatedSuperIsItsBuiltinKind()
+    // The simulated Jetson serves each family's tables through a fake sysfs and nvpmodel.conf
+    // that the real agent reads: the spec built from its hello is that family's built-in table
+    // (the Orin Nano before and after the Super clocks included), stored and read back whole.
+    void eachSimulatedFamilyIsItsBuiltinKind_data()
     {
+        QTest::addColumn<QString>("family");
+        for (const QString &id : DeviceSpec::builtinIds())
+            QTest::newRow(qPrintable(id)) << id;
+    }
+
+    void eachSimulatedFamilyIsItsBuiltinKind()
+    {
+        QFETCH(QString, family);
         SimulatorOptions sim;
-        sim.deviceKind = QStringLiteral("orin-nano-super");
-        sim.stateDirectory = m_dir.filePath(QStringLiteral("super"));
+        sim.deviceKind = family;
+        sim.stateDirectory = m_dir.filePath(family);
         const DeviceEndpoint device = unnamed([sim]() -> Expected<Transport *> {
             Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(sim);
             if (!transport)
                 return passOn<Expected<Transport *>>(transport);
             return static_cast<Transport *>(*transport);
         });
+        const Expected<DeviceInfo> info = probeDevice(device);
+        QVERIFY2(info, qPrintable(info.error()));
+        QCOMPARE(info->kind, family);
+        QVERIFY(!info->ownTables);
+
+        const QString db = m_dir.filePath(family + QStringLiteral(".sqlite"));
+        {
+            auto store = Store::open(db);
+            QVERIFY2(store, qPrintable(store.error()));
+            QCOMPARE(recordDeviceSpec(**store, device.address, *info), QString());
+        }
+        auto reopened = Store::open(db);
+        QVERIFY(reopened);
+        const auto history = DeviceSpecStore(**reopened).history(device.address);
+        QVERIFY(history && history->size() == 1);
+        QCOMPARE(history->first().family, family);
+        const Expected<DeviceSpec> stored =
+            DeviceSpecStore(**reopened).load(history->first().specId);
+        QVERIFY2(stored, qPrintable(stored.error()));
+        QVERIFY(stored->sameTables(DeviceSpec::builtin(family).value()));
+
         const Expected<QVector<DeviceEndpoint>> probed = withReportedKinds({device});
         QVERIFY2(probed, qPrintable(probed.error()));
-        QCOMPARE(probed->first().kind, QStringLiteral("orin-nano-super"));
-        QCOMPARE(probed->first().storeName, QStringLiteral("orin-nano-super"));
+        QCOMPARE(probed->first().kind, family);
+        QCOMPARE(probed->first().storeName, family);
     }
 
     void otherTablesAreTheDevicesOwnSpec()
@@ -93,10 +128,16 @@ private Q_SLOTS:
         const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
         QVERIFY2(spec, qPrintable(spec.error()));
         QCOMPARE(spec->values(Dimension::Gpu), (QVector<qint64> {306000000, 1020000000}));
-        // A kind given beforehand is kept: the sweep checks it against the hello.
-        DeviceEndpoint given = fakeAgent(QStringLiteral("anything"));
+        // A kind given beforehand names the family: the device's own tables all the same, and
+        // a device of another family is refused naming both.
+        DeviceEndpoint given = fakeAgent(QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit"));
+        given.kind = QStringLiteral("orin-nano-super");
+        QCOMPARE(withReportedKinds({given})->first().kind, kind);
         given.kind = QStringLiteral("orin-nx");
-        QCOMPARE(withReportedKinds({given})->first().kind, QStringLiteral("orin-nx"));
+        const Expected<QVector<DeviceEndpoint>> refused = withReportedKinds({given});
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().contains(QLatin1String("is a orin-nano-super, not a orin-nx")),
+                 qPrintable(refused.error()));
     }
 
     void aDeviceItCannotDriveIsRefusedBeforeAnyPlan()
@@ -113,10 +154,10 @@ private Q_SLOTS:
     void aDeviceThatNeverAnswersIsAFailureNotAHang()
     {
         const DeviceEndpoint silent = unnamed([]() -> Expected<Transport *> {
-            return new LocalProcessTransport(QStringLiteral("python3"),
-                                             {QStringLiteral("-c"),
-                                              QStringLiteral("import time; time.sleep(30)")},
-                                             QStringLiteral("a silent agent"));
+            return new LocalProcessTransport(
+                QStringLiteral("python3"),
+                {QStringLiteral("-c"), QStringLiteral("import time; time.sleep(30)")},
+                QStringLiteral("a silent agent"));
         });
         const Expected<DeviceInfo> info = probeDevice(silent, 1500);
         QVERIFY(!info);

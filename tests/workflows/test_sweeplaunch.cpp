@@ -87,6 +87,28 @@ private Q_SLOTS:
         QCOMPARE(otherKind.field(), InputField::Target);
     }
 
+    // A device measured under one spec whose tables then changed (a JetPack upgrade gave an
+    // Orin Nano the Super clocks): what is measured now is kept apart, under "NAME [KIND]",
+    // and the measurements of the old spec stay under the name with their kind.
+    void measurementsAfterAnUpgradeGoUnderTheNewSpec()
+    {
+        QVERIFY(m_store->ensureDevice(QStringLiteral("lab-nano"), QStringLiteral("orin-nano")));
+        DeviceEndpoint super = m_device;
+        super.kind = QStringLiteral("orin-nano-super");
+        super.storeName = QStringLiteral("lab-nano");
+        for (int round = 0; round < 2; ++round) {  // the same name each time, no second suffix
+            const Expected<qint64> id =
+                planSweep(*m_store, request(QStringLiteral("random:3")), {super});
+            QVERIFY2(id, qPrintable(id.error()));
+            const Expected<SweepRecord> record = SweepStore(*m_store).load(*id);
+            QVERIFY(record);
+            QCOMPARE(record->plan.device, QStringLiteral("lab-nano [orin-nano-super]"));
+            QCOMPARE(record->plan.deviceKind, QStringLiteral("orin-nano-super"));
+        }
+        QCOMPARE(m_store->deviceKind(QStringLiteral("lab-nano")).value_or(QString()),
+                 QStringLiteral("orin-nano"));
+    }
+
     void badRequestsNameTheirField_data()
     {
         QTest::addColumn<QString>("workload");
