@@ -26,7 +26,7 @@ inline double syntheticPower(const ptwb::PowerMode &m, double gpuWeight = 0.7)
 inline ptwb::TrainingData syntheticDataOf(const QString &kind, int count, quint64 seed,
                                           double gpuWeight = 0.7)
 {
-    const ptwb::ModeSpace space(ptwb::DeviceSpec::builtin(kind).value());
+    const ptwb::ModeSpace space(ptwb::DeviceSpec::lookup(kind).value());
     std::mt19937_64 rng(seed);
     QVector<qint64> indices(space.size());
     std::iota(indices.begin(), indices.end(), 0);

@@ -1,5 +1,8 @@
 #include "modelworkflow.h"
+#include "modes/devicereport.h"
+#include "optimize/tradeoffspace.h"
 #include "predict/syntheticstore.h"
+#include "store/devicespecstore.h"
 
 #include <QTest>
 
@@ -133,6 +136,53 @@ private Q_SLOTS:
             **store, QStringLiteral("nanonet"), QStringLiteral("orin-agx"), true);
         QVERIFY(!none);  // nanonet has no reference model at all
         QCOMPARE(none.errorKind(), ErrorKind::BadInput);
+    }
+
+    // Issue 22: a device known only by the spec it reported (tables no built-in one has) is a
+    // transfer target like any other; the model's predictions cover every mode of its own table.
+    void aDevicesOwnSpecIsATransferTarget()
+    {
+        QTemporaryDir dir;
+        const QString path = makeSyntheticStore(dir, 50);
+        DeviceReport report;
+        report.model = QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit");
+        report.maxCores = 6;
+        report.cpuKHz = {115200, 729600, 1190400, 1728000};
+        report.gpuHz = {306000000, 612000000, 816000000, 1020000000};
+        report.emcHz = {665600000, 3199000000};
+        const Expected<DeviceSpec> own = deviceSpecFromReport(report);
+        QVERIFY2(own, qPrintable(own.error()));
+        QVERIFY(!DeviceSpec::builtinIds().contains(own->id()));
+        {
+            auto store = Store::open(path);
+            QVERIFY(store);
+            QVERIFY(DeviceSpecStore(**store).recordSeen(QStringLiteral("ssh://nvidia@lab"), *own,
+                                                        own->family(), report.model, {}));
+        }
+        // Opening the store makes its spec known: its measurements are read in its own table.
+        {
+            auto store = Store::open(path);
+            QVERIFY(store);
+            QVERIFY(addSyntheticWorkloadOn(**store, own->id(), QStringLiteral("nanonet"), 30, 7));
+        }
+        QVERIFY(workflows::train(trainRequest(path, QStringLiteral("resnet"))));
+        workflows::TransferRequest request;
+        request.databasePath = path;
+        request.referenceWorkload = QStringLiteral("resnet");
+        request.workload = QStringLiteral("nanonet");
+        request.allowDeviceTransfer = true;
+        const Expected<ModelRecord> adapted = workflows::transfer(request);
+        QVERIFY2(adapted, qPrintable(adapted.error()));
+        QCOMPARE(adapted->deviceKind, own->id());
+        QCOMPARE(adapted->referenceDeviceKind, QStringLiteral("orin-agx"));
+
+        auto store = Store::open(path);
+        const Expected<TradeoffSpace> space =
+            TradeoffSpace::load(**store, QStringLiteral("nanonet"), own->id(), false);
+        QVERIFY2(space, qPrintable(space.error()));
+        QVERIFY(space->hasPredictions());
+        QCOMPARE(space->size(), 6 * 4 * 4 * 2);
+        QCOMPARE(space->deviceKind(), own->id());
     }
 
     void anUnknownReferenceModelIsBadInputAboutTheReference()
