@@ -1,8 +1,7 @@
 #include "store/store.h"
 
-#include "store/devicespecstore.h"
-
 #include "store/batchview.h"
+#include "store/devicespecstore.h"
 #include "store/schema.h"
 
 #include <QDateTime>
