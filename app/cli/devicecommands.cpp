@@ -109,7 +109,9 @@ int SweepCommand::run(const QCommandLineParser &parser, Output &output) const
         // What is pending is measured by the same command with --resume.
         output.line(pending > 0 ? summary + QStringLiteral(" (run again with --resume)") : summary);
     }
-    return complete ? kExitOk : kExitFailed;
+    // Every mode failed: the sweep is complete, but no work was done (exit 1, DESIGN.md).
+    const bool nothingMeasured = done == 0 && failed > 0;
+    return complete && !nothingMeasured ? kExitOk : kExitFailed;
 }
 
 void ApplyCommand::addOptions(QCommandLineParser &parser) const

@@ -1,17 +1,44 @@
 #include "modescommand.h"
 
 #include "modes/modespace.h"
+#include "store/store.h"
 
 #include <QJsonArray>
 
 namespace ptwb::cli {
 
+namespace {
+
+// The tables --device names: a built-in kind, or with --db a device of that store (its kind) or a
+// spec it has seen (opening the store makes its specs known).
+Expected<DeviceSpec> deviceTables(const QCommandLineParser &parser)
+{
+    const QString device = parser.value(QStringLiteral("device"));
+    if (!parser.isSet(QStringLiteral("db")))
+        return DeviceSpec::builtin(device);
+    Expected<std::unique_ptr<Store>> store = Store::open(parser.value(QStringLiteral("db")));
+    if (!store)
+        return passOn<Expected<DeviceSpec>>(store);
+    const Expected<DeviceSpec> spec =
+        DeviceSpec::lookup((*store)->deviceKind(device).value_or(device));
+    if (!spec)
+        return Expected<DeviceSpec>::failure(spec.error(), ErrorKind::BadInput);
+    return spec;
+}
+
+}  // namespace
+
 void ModesCommand::addOptions(QCommandLineParser &parser) const
 {
     parser.addOption({QStringLiteral("device"),
-                      QStringLiteral("Device kind: %1.")
+                      QStringLiteral("Device kind: %1; with --db also a device of the database "
+                                     "or the spec id of one it has seen (its own tables).")
                           .arg(DeviceSpec::builtinIds().join(QStringLiteral(", "))),
                       QStringLiteral("KIND")});
+    parser.addOption({QStringLiteral("db"),
+                      QStringLiteral("A workbench database whose devices' own tables --device may "
+                                     "name."),
+                      QStringLiteral("DB")});
     parser.addOption(
         {QStringLiteral("grid"),
          QStringLiteral("Sub-grid, e.g. \"cores=even;cpu=every:2:2\" (the PowerTrain "
@@ -32,9 +59,10 @@ int ModesCommand::run(const QCommandLineParser &parser, Output &output) const
     int exitCode = kExitOk;
     if (!requireOptions(parser, {QStringLiteral("device")}, output, &exitCode))
         return exitCode;
-    const Expected<DeviceSpec> device = DeviceSpec::builtin(parser.value(QStringLiteral("device")));
+    const Expected<DeviceSpec> device = deviceTables(parser);
     if (!device)
-        return output.badUsage(device.error());
+        return device.errorKind() == ErrorKind::BadInput ? output.badUsage(device.error())
+                                                         : output.fail(device);
     const Expected<ModeSpace> space =
         ModeSpace::subGrid(*device, parser.value(QStringLiteral("grid")));
     if (!space)

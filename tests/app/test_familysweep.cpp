@@ -3,9 +3,12 @@
 // reaches its top clocks; a mode from another family's table is refused before the simulated
 // device is even started, by `ptwb apply` and by `ptwb sweep`.
 #include "clirunner.h"
+#include "modes/devicereport.h"
 #include "modes/devicespec.h"
 #include "modes/modespace.h"
+#include "store/devicespecstore.h"
 #include "store/sqlite.h"
+#include "store/store.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -169,6 +172,41 @@ private Q_SLOTS:
         QVERIFY2(sweep.exitCode == 2, qPrintable(sweep.err));
         QVERIFY2(measuredModes(db).isEmpty(), qPrintable(db));
         QVERIFY2(!QFileInfo::exists(sweepState + QStringLiteral("/root")), qPrintable(sweepState));
+    }
+
+    // A device's own tables, stored when it connected, are printed by `ptwb modes --db`: by the
+    // spec's id or by the device's name in the store; without the store the id is unknown.
+    void aDevicesOwnTablesArePrintedFromTheStore()
+    {
+        ptwb::DeviceReport report;
+        report.model = QStringLiteral("NVIDIA Jetson Orin NX Engineering Reference Developer Kit");
+        report.maxCores = 8;
+        report.cpuKHz = {115200, 1190400, 1984000};
+        report.gpuHz = {306000000, 612000000, 918000000};
+        report.emcHz = {204000000, 3199000000};
+        const auto spec = ptwb::deviceSpecFromReport(report);
+        QVERIFY2(spec, qPrintable(spec.error()));
+        const QString db = fresh(QStringLiteral("own.sqlite"));
+        {
+            auto store = ptwb::Store::open(db);
+            QVERIFY2(store, qPrintable(store.error()));
+            QVERIFY(ptwb::DeviceSpecStore(**store).recordSeen(
+                QStringLiteral("ssh://nvidia@nx"), *spec, spec->family(), report.model, {}));
+            QVERIFY((*store)->ensureDevice(QStringLiteral("lab-nx"), spec->id()));
+        }
+        for (const QString &device : {spec->id(), QStringLiteral("lab-nx")}) {
+            const CliResult r =
+                runCli({QStringLiteral("modes"), QStringLiteral("--db"), db,
+                        QStringLiteral("--device"), device, QStringLiteral("--list")});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            QCOMPARE(r.out.trimmed().split(QLatin1Char('\n')).size(), 8 * 3 * 3 * 2);
+            QVERIFY2(r.out.contains(QLatin1String("8/1984000/918000000/3199000000")),
+                     qPrintable(r.out));
+        }
+        const CliResult unknown =
+            runCli({QStringLiteral("modes"), QStringLiteral("--device"), spec->id()});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(spec->id()), qPrintable(unknown.err));
     }
 };
 
