@@ -14,13 +14,16 @@ namespace {
 Expected<DeviceSpec> deviceTables(const QCommandLineParser &parser)
 {
     const QString device = parser.value(QStringLiteral("device"));
-    if (!parser.isSet(QStringLiteral("db")))
-        return DeviceSpec::builtin(device);
-    Expected<std::unique_ptr<Store>> store = Store::open(parser.value(QStringLiteral("db")));
-    if (!store)
-        return passOn<Expected<DeviceSpec>>(store);
-    const Expected<DeviceSpec> spec =
-        DeviceSpec::lookup((*store)->deviceKind(device).value_or(device));
+    std::unique_ptr<Store> store;  // open while its specs are looked up
+    if (parser.isSet(QStringLiteral("db"))) {
+        Expected<std::unique_ptr<Store>> opened = Store::open(parser.value(QStringLiteral("db")));
+        if (!opened)
+            return passOn<Expected<DeviceSpec>>(opened);
+        store = std::move(opened).value();
+    }
+    const Expected<DeviceSpec> spec = store
+        ? DeviceSpec::lookup(store->deviceKind(device).value_or(device))
+        : DeviceSpec::builtin(device);
     if (!spec)
         return Expected<DeviceSpec>::failure(spec.error(), ErrorKind::BadInput);
     return spec;

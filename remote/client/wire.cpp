@@ -201,7 +201,13 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
     auto cpu =
         integers<qint64>(tables, QStringLiteral("cpu_khz"), QStringLiteral("tables.cpu_khz"));
     auto gpu = integers<qint64>(tables, QStringLiteral("gpu_hz"), QStringLiteral("tables.gpu_hz"));
-    auto emc = integers<qint64>(tables, QStringLiteral("emc_hz"), QStringLiteral("tables.emc_hz"));
+    // An empty EMC table: the memory clock cannot be controlled there; the spec fixes it at the
+    // current clock (deviceSpecFromReport).
+    const bool emcFixed = tables.value(QLatin1String("emc_hz")).isArray() &&
+        tables.value(QLatin1String("emc_hz")).toArray().isEmpty();
+    auto emc = emcFixed
+        ? Expected<QVector<qint64>>(QVector<qint64> {})
+        : integers<qint64>(tables, QStringLiteral("emc_hz"), QStringLiteral("tables.emc_hz"));
     for (const auto *list : {&cpu, &gpu, &emc}) {
         if (!*list)
             return failure(list->error());

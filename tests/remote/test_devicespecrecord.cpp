@@ -19,7 +19,8 @@ namespace {
 
 // hello as the agent writes it for an Orin Nano, before or after the Super clocks.
 DeviceInfo hello(bool super,
-                 const QString &model = QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit"))
+                 const QString &model = QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit"),
+                 bool emcLocked = false)
 {
     QJsonArray gpu {306000000, 624750000};
     if (super)
@@ -40,7 +41,7 @@ DeviceInfo hello(bool super,
          QJsonObject {{"cores", QJsonArray {1, 2, 3, 4, 5, 6}},
                       {"cpu_khz", QJsonArray {115200, 1510400}},
                       {"gpu_hz", gpu},
-                      {"emc_hz", QJsonArray {204000000, 2133000000}}}},
+                      {"emc_hz", emcLocked ? QJsonArray {} : QJsonArray {204000000, 2133000000}}}},
         {"presets", QJsonArray {preset, uncapped}},
         {"rails", QJsonArray {"VDD_IN"}},
         {"mode",
@@ -112,6 +113,20 @@ private Q_SLOTS:
         QVERIFY(pi.kind.isEmpty());
         QVERIFY2(pi.kindProblem.contains(QLatin1String("no Jetson the workbench knows")),
                  qPrintable(pi.kindProblem));
+    }
+
+    // A memory clock the device does not let us control (hello's emc_hz is empty): the device
+    // is still driven, its EMC fixed at the clock it runs at.
+    void anEmcThatCannotBeControlledIsFixedAtItsClock()
+    {
+        const DeviceInfo info =
+            hello(false, QStringLiteral("NVIDIA Jetson Orin Nano Developer Kit"), true);
+        QVERIFY(info.emcHz.isEmpty());
+        QVERIFY2(!info.kind.isEmpty(), qPrintable(info.kindProblem));
+        const Expected<DeviceSpec> spec = DeviceSpec::lookup(info.kind);
+        QVERIFY2(spec, qPrintable(spec.error()));
+        QCOMPARE(spec->values(Dimension::Emc), (QVector<qint64> {2133000000}));
+        QVERIFY(spec->source().contains(QLatin1String("not controllable")));
     }
 
     // A device's model and release are stored and shown: a device cannot make them huge.
