@@ -144,9 +144,10 @@ def req_number(obj, key, name, lo=None, hi=None, default=None, required=True, lo
     return v
 
 
-def validate_mode(obj, tables=None, name="mode"):
-    """Check a wire mode's shape (and, given the tables, its values). Returns a clean dict or
-    raises OpError. The helper checks the values against the device's tables again itself."""
+def validate_mode(obj, tables=None, name="mode", fixed=None):
+    """Check a wire mode's shape (and, given the tables, its values; fixed: the fields the
+    device cannot control, ptwb_helper.fixed_fields()). Returns a clean dict or raises
+    OpError. The helper checks the values against the device's tables again itself."""
     if name not in obj:
         raise OpError("bad_field", "%s: missing; expected an object with %s"
                       % (name, ", ".join(MODE_FIELDS)))
@@ -160,7 +161,7 @@ def validate_mode(obj, tables=None, name="mode"):
         out[f] = req_int(m, f, "%s.%s" % (name, f), lo=None if tables else 1,
                          hi=None if tables else 10 ** 12)
     if tables is not None:
-        ptwb_helper.check_in_tables(out, tables, name)
+        ptwb_helper.check_in_tables(out, tables, name, fixed)
     return out
 
 
@@ -1073,6 +1074,7 @@ class Agent(object):
         self.on_reboot = on_reboot
         self._after_reply = None  # set by `reboot`: run on the worker once its reply is written
         self._tables = None       # the device's tables, read once per connection
+        self._fixed = {}          # with them: the fields it cannot control, at their values
         self.out = out
         self.clock = Clock(time_scale)
         self.runner = workload_runner
@@ -1209,10 +1211,14 @@ class Agent(object):
 
     # --- ops
     def _read_clocks(self):
-        """The helper's `read`: {"tables", "mode", "mode_changes"}; the tables are kept."""
+        """The helper's `read`: {"tables", "mode", "mode_changes"}; the tables are kept, with
+        the fields the device cannot control at the values the mode reports."""
         r = self.helper.call("read")
         if isinstance(r.get("tables"), dict):
             self._tables = r["tables"]
+            mode = r.get("mode")
+            self._fixed = ptwb_helper.fixed_fields(self._tables,
+                                                   mode if isinstance(mode, dict) else None)
         return r
 
     def helper_status(self):
@@ -1333,7 +1339,7 @@ class Agent(object):
         """Apply-by-reboot: the helper records the mode to apply after the next reboot (the
         `reboot` op), with a revert to the current mode armed then for revert_after_s."""
         clocks = self._read_clocks()
-        mode = validate_mode(req, self._tables)
+        mode = validate_mode(req, self._tables, fixed=self._fixed)
         seconds = req_number(req, "revert_after_s", "revert_after_s", lo=1, hi=3600)
         whole = int(math.ceil(seconds))
         if clocks.get("mode_changes") != "decreasing":
@@ -1369,7 +1375,7 @@ class Agent(object):
             # A connection that sent no hello or get_mode yet: read the tables, so that a value
             # outside them is no_such_mode naming the nearest allowed ones, as after hello.
             self._read_clocks()
-        mode = validate_mode(req, self._tables)
+        mode = validate_mode(req, self._tables, fixed=self._fixed)
         result = self.helper.call("apply", *[mode[f] for f in MODE_FIELDS])
         return {"mode": result.get("mode"), "previous": result.get("previous")}
 

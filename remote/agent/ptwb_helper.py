@@ -48,7 +48,7 @@ try:
 except ImportError:  # not Linux: only the in-process test configurations run there
     fcntl = None
 
-HELPER_VERSION = 2
+HELPER_VERSION = 3
 
 INSTALL_DIR = "/usr/lib/powertrain-workbench"
 INSTALL_PATH = INSTALL_DIR + "/ptwb-helper"
@@ -215,9 +215,33 @@ def recorded_mode(value):
     return dict((f, value[f]) for f in MODE_FIELDS)
 
 
-def check_in_tables(mode, tables, name="mode"):
-    """Every field of mode (ints) must be in the device's own table."""
+def fixed_fields(tables, current):
+    """The mode fields the device cannot control, each at the value it runs at: EMC when the
+    device reports no allowed rates (no or an empty possible_rates: a locked memory clock) but
+    a current one. A mode must keep such a field at that value (issue 22)."""
+    emc = (current or {}).get("emc_hz")
+    if not (tables.get("emc_hz") or []) and isinstance(emc, int) and not isinstance(emc, bool):
+        return {"emc_hz": emc}
+    return {}
+
+
+def check_fixed(mode, fixed, name="mode"):
+    """Every field in fixed (fixed_fields()) must be at the value the device runs it at."""
+    for f, value in sorted(fixed.items()):
+        if mode[f] != value:
+            raise OpError("no_such_mode", "%s.%s: %d: the memory clock (EMC) cannot be "
+                          "controlled on this device; it runs at %d Hz, the only value a mode "
+                          "can have" % (name, f, mode[f], value))
+
+
+def check_in_tables(mode, tables, name="mode", fixed=None):
+    """Every field of mode (ints) must be in the device's own table, or, for a field the device
+    cannot control (fixed: fixed_fields()), at the value it runs at."""
+    fixed = fixed or {}
+    check_fixed(mode, fixed, name)
     for f in MODE_FIELDS:
+        if f in fixed:
+            continue
         table = tables.get(f) or []
         if mode[f] not in table:
             if table:
@@ -277,6 +301,20 @@ class Clocks(object):
         t["gpu_hz"] = parse_int_list(self.read_file(g + "/available_frequencies", "")) if g else []
         t["emc_hz"] = parse_int_list(self.read_file(EMC_DIR + "/possible_rates", ""))
         return t
+
+    def emc_rate(self):
+        """The rate EMC runs at (Hz), or None when it cannot be read."""
+        return to_int(self.read_file(EMC_DIR + "/rate"))
+
+    def fixed(self, tables):
+        """fixed_fields() of this device; the EMC rate is read only when there is no EMC table."""
+        if (tables or {}).get("emc_hz"):
+            return {}
+        return fixed_fields(tables or {}, {"emc_hz": self.emc_rate()})
+
+    def check_mode(self, mode, tables, name="mode"):
+        """check_in_tables() with the fields this device cannot control fixed where they run."""
+        return check_in_tables(mode, tables, name, self.fixed(tables))
 
     def is_online(self, n):
         if n == 0:
@@ -365,7 +403,7 @@ class Clocks(object):
         """Apply a mode from the tables in the documented order, then read back.
         Returns the read-back mode; raises OpError(write_failed / readback_mismatch)."""
         try:
-            self._apply_writes(mode)
+            self._apply_writes(mode, self.fixed(tables))
         except OpError as e:
             try:
                 e.extra["readback"] = self.read_mode(tables)[0]
@@ -390,7 +428,8 @@ class Clocks(object):
             raise OpError("readback_mismatch", "; ".join(problems), readback=readback)
         return readback
 
-    def _apply_writes(self, mode):
+    def _apply_writes(self, mode, fixed):
+        """fixed: fixed_fields(); a field in it is not written (the mode keeps its value)."""
         ids = self.core_ids()
         want = set(ids[:mode["cores"]])
         # (1) online the cores the mode needs
@@ -410,9 +449,11 @@ class Clocks(object):
             raise OpError("write_failed", "%s: no GPU devfreq device found" % DEVFREQ_DIR,
                           file=DEVFREQ_DIR)
         self._write_limits(g + "/min_freq", g + "/max_freq", mode["gpu_hz"], "gpu_hz")
-        # (3) EMC through the bpmp debugfs clock
-        self._write(EMC_DIR + "/mrq_rate_locked", 1, "emc_hz")
-        self._write(EMC_DIR + "/rate", mode["emc_hz"], "emc_hz")
+        # (3) EMC through the bpmp debugfs clock, unless it cannot be controlled (a locked
+        # clock refuses the write, and the mode was checked to keep its rate)
+        if "emc_hz" not in fixed:
+            self._write(EMC_DIR + "/mrq_rate_locked", 1, "emc_hz")
+            self._write(EMC_DIR + "/rate", mode["emc_hz"], "emc_hz")
         # (4) offline the extra cores, highest first
         for n in sorted(ids, reverse=True):
             if n != 0 and n not in want and self.is_online(n):
@@ -430,7 +471,7 @@ class Clocks(object):
             if e.code != "write_failed":
                 raise
             try:
-                e.extra["readback"] = self.apply(check_in_tables(dict(previous), tables,
+                e.extra["readback"] = self.apply(self.check_mode(dict(previous), tables,
                                                                  "previous"), tables)
                 e.extra["restored"] = True
                 e.message += "; the previous mode was restored"
@@ -638,7 +679,8 @@ class Helper(object):
         out = {"token": rec.get("token"), "boot_id": boot, "at": time.time()}
         try:
             tables = self.clocks.tables()
-            clean = check_in_tables(recorded_mode(rec.get("previous")), tables, "previous")
+            clean = self.clocks.check_mode(recorded_mode(rec.get("previous")), tables,
+                                           "previous")
             if self.c.reboot is not None and self.clocks.mode_changes() == "decreasing":
                 current = self.clocks.read_mode(tables)[0]
                 if any(current.get(f) is None or clean[f] > current[f] for f in MODE_FIELDS):
@@ -686,9 +728,10 @@ class Helper(object):
         out = {"token": token, "boot_id": boot, "at": time.time()}
         tables = self.clocks.tables()
         try:
-            target = check_in_tables(recorded_mode(staged.get("target")), tables, "target")
-            previous = check_in_tables(recorded_mode(staged.get("previous")), tables,
-                                       "previous")
+            target = self.clocks.check_mode(recorded_mode(staged.get("target")), tables,
+                                            "target")
+            previous = self.clocks.check_mode(recorded_mode(staged.get("previous")), tables,
+                                              "previous")
             seconds = staged.get("revert_after_s")
             if not restore_only and not (isinstance(seconds, int) and
                                          1 <= seconds <= MAX_ARM_S):
@@ -749,7 +792,7 @@ class Helper(object):
             raise OpError("boot_changed", "boot_id: the device booted since (boot id %s, the "
                           "request names %s); not staging for it" % (boot, boot_id))
         tables = self.clocks.tables()
-        check_in_tables(mode, tables)
+        self.clocks.check_mode(mode, tables)
         with self.state.lock():
             self._drop_stale(boot)
             old = self.state.read(STAGED_FILE)
@@ -908,7 +951,7 @@ class Helper(object):
 
     def op_apply(self, mode):
         tables = self.clocks.tables()
-        check_in_tables(mode, tables)
+        self.clocks.check_mode(mode, tables)
         with self.state.lock():
             self._drop_stale(self.clocks.boot_id())
             readback, previous = self.clocks.apply_or_restore(mode, tables)

@@ -43,7 +43,7 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
     ap.add_argument("--fault", action="append", default=[], metavar="SPEC",
                     help="reject:FIELD=VALUE, drop-after:N, reboot-after:N, throttle:F, "
-                         "decreasing-only, hostile:CASE[@N] (repeatable)")
+                         "decreasing-only, emc-locked, hostile:CASE[@N] (repeatable)")
     ap.add_argument("--hostile", metavar="CASE[@N]", default=os.environ.get(hostile.ENV_CASE),
                     help="for tests only: a hostile device, perturbing the agent's output in "
                          "one way (default $%s; cases: %s)"

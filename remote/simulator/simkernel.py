@@ -51,9 +51,12 @@ READING_S = 0.03          # device seconds: reads this close share a minibatch p
                           # rails); the agent samples at least 0.1 s apart
 CPU_BASE = "sys/devices/system/cpu"
 EMC_DIR = "sys/kernel/debug/bpmp/debug/clk/emc"
+EMC_POSSIBLE_RATES = EMC_DIR + "/possible_rates"
 DEVICE_CONFIG = "etc/powertrain-workbench/agent.json"  # the helper's DEVICE_CONFIG
 MODE_STAMP = "mode.stamp"  # STATE/mode.stamp: rewritten on every mode change (see SimKernel.mode)
 DECREASING_ONLY = "decreasing-only"
+EMC_LOCKED = "emc-locked"
+BARE_FAULTS = (DECREASING_ONLY, EMC_LOCKED)  # faults without an argument
 
 
 def log(msg):
@@ -70,9 +73,9 @@ class FaultError(ValueError):
 
 def parse_fault(spec):
     """'reject:gpu_hz=1300500000' | 'drop-after:3' | 'reboot-after:2' | 'throttle:0.8' |
-    'decreasing-only' -> tuple."""
-    if isinstance(spec, str) and spec.strip() == DECREASING_ONLY:
-        return (DECREASING_ONLY,)
+    'decreasing-only' | 'emc-locked' -> tuple."""
+    if isinstance(spec, str) and spec.strip() in BARE_FAULTS:
+        return (spec.strip(),)
     if not isinstance(spec, str) or ":" not in spec:
         raise FaultError("bad fault %r: expected KIND:ARG" % (spec,))
     kind, arg = spec.split(":", 1)
@@ -104,8 +107,8 @@ def parse_fault(spec):
         if not (0.0 < f <= 1.0):
             raise FaultError("bad fault %r: factor must be in (0, 1]" % spec)
         return ("throttle", f)
-    raise FaultError("unknown fault %r: expected reject:, drop-after:, reboot-after:, throttle: "
-                     "or decreasing-only" % spec)
+    raise FaultError("unknown fault %r: expected reject:, drop-after:, reboot-after:, throttle:, "
+                     "decreasing-only or emc-locked" % spec)
 
 
 class Faults(object):
@@ -161,6 +164,11 @@ class Faults(object):
         """The device accepts only changes that lower (or keep) clocks and cores; raising needs
         a reboot."""
         return any(f[0] == DECREASING_ONLY for f in self.all())
+
+    def emc_locked(self):
+        """The memory clock cannot be controlled: no possible_rates, its rate fixed at the
+        default preset's EMC and writes to it refused (issue 22)."""
+        return any(f[0] == EMC_LOCKED for f in self.all())
 
     def connection_fault(self, count):
         """('reboot-after'|'drop-after', from_file) when request number `count` triggers one."""
@@ -419,6 +427,8 @@ class SimKernel(object):
         self._stop = threading.Event()
         with self.lock:
             update_cur_freqs(self.root, device, self.table, self._throttle)
+            if self.faults.emc_locked():
+                self._lock_emc()
             self.refresh(force=True)
 
     # -- time -------------------------------------------------------------------------------
@@ -450,6 +460,14 @@ class SimKernel(object):
         """Call with the lock held, after changing the mode files."""
         atomic_write(os.path.join(self.state_dir, MODE_STAMP), uuid.uuid4().hex + "\n")
         self._mode = None
+
+    def _lock_emc(self):
+        """emc-locked: the rate the clock is locked at is the default preset's (a tree reused
+        from a run without the fault may have another)."""
+        rate = str(preset_mode(self.table, default_preset(self.table)).emc_hz)
+        if _read(self.root, EMC_DIR + "/rate") != rate:
+            _w(self.root, EMC_DIR + "/rate", rate)
+            self._mode_changed()
 
     def invalidate_mode(self):
         with self.lock:
@@ -645,6 +663,9 @@ class SimKernel(object):
             if not os.path.exists(path):
                 raise OSError(errno.ENOENT, "No such file or directory", path)
             parts = rel.split("/")
+            if rel.startswith(EMC_DIR + "/") and self.faults.emc_locked():
+                raise OSError(errno.EPERM, "Operation not permitted (simulated emc-locked "
+                              "device: the memory clock cannot be controlled)", path)
             if rel.startswith(CPU_BASE + "/cpu") and parts[-1] == "online":
                 self._write_online(rel, path, value)
             elif rel.startswith(CPU_BASE + "/cpu") and parts[-1] in ("scaling_min_freq", "scaling_max_freq"):
@@ -746,12 +767,21 @@ def make_kernel_files(base_cls):
             rel = path.lstrip("/")
             if rel == DEVICE_CONFIG and self.kernel.faults.decreasing_only():
                 return json.dumps({"mode_changes": "decreasing"})
+            if self._hidden(rel):
+                raise OSError(errno.ENOENT, "No such file or directory", path)
             v = self.kernel.hwmon_value(rel)
             if v is None:
                 v = self.kernel.thermal_value(rel)
             if v is not None:
                 return v
             return base_cls.read(self, path)
+
+        def exists(self, path):
+            return not self._hidden(path.lstrip("/")) and base_cls.exists(self, path)
+
+        def _hidden(self, rel):
+            """emc-locked: the device lists no EMC rates (no possible_rates)."""
+            return rel == EMC_POSSIBLE_RATES and self.kernel.faults.emc_locked()
 
         def write(self, path, text):
             self.kernel.kernel_write(path, text)

@@ -177,6 +177,33 @@ class FakeKernel(ptwb_agent.KernelFiles):
             self._raw(path, text)
 
 
+def lock_emc(root, possible_rates=None):
+    """Makes the tree's memory clock one that cannot be controlled (issue 22): no
+    possible_rates file (possible_rates: write that text instead, e.g. "" for an empty one).
+    Use with EmcLockedKernel."""
+    path = os.path.join(root, EMC, "possible_rates")
+    os.remove(path)
+    if possible_rates is not None:
+        _w(root, EMC + "/possible_rates", possible_rates)
+
+
+class EmcLockedKernel(FakeKernel):
+    """FakeKernel whose memory clock is locked: every write under EMC is recorded, then refused
+    with EPERM, as a real locked clock refuses it."""
+
+    def write(self, path, text):
+        if path.startswith(EMC + "/"):
+            with self.lock:
+                self.writes.append((path, text))
+            raise OSError(errno.EPERM, os.strerror(errno.EPERM), path)
+        FakeKernel.write(self, path, text)
+
+
+def emc_writes(files):
+    """The writes `files` (a FakeKernel) saw under EMC."""
+    return [w for w in files.writes if w[0].startswith(EMC + "/")]
+
+
 def state_dir(root):
     """The helper's state directory for the fake device in root (the device's
     /var/lib/powertrain-workbench)."""

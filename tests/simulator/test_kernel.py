@@ -203,10 +203,37 @@ class WriteTest(KernelCase):
         md = k.mode()
         self.assertEqual((md.cores, md.gpu_hz), (12, 1300500000))
 
+    def test_emc_locked_fault_hides_the_rates_and_refuses_emc_writes(self):
+        k = self.kernel(faults=["emc-locked"])
+        f = self.files(k)
+        rates = simkernel.EMC_DIR + "/possible_rates"
+        with self.assertRaises(OSError) as cm:
+            f.read(rates)
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        self.assertFalse(f.exists(rates))
+        default = simkernel.preset_mode(k.table, simkernel.default_preset(k.table)).emc_hz
+        self.assertEqual(f.read(simkernel.EMC_DIR + "/rate"), str(default))
+        for name, value in (("mrq_rate_locked", "1"), ("rate", "665600000")):
+            before = f.read(simkernel.EMC_DIR + "/" + name)
+            with self.assertRaises(OSError) as cm:
+                f.write(simkernel.EMC_DIR + "/" + name, value)
+            self.assertEqual(cm.exception.errno, errno.EPERM)
+            self.assertEqual(f.read(simkernel.EMC_DIR + "/" + name), before)
+        self.assertEqual(k.mode().emc_hz, default)
+
+    def test_emc_locked_fault_locks_a_reused_tree_at_the_default_presets_emc(self):
+        k = self.kernel()
+        self.files(k).write(simkernel.EMC_DIR + "/rate", "665600000")
+        self.assertEqual(k.mode().emc_hz, 665600000)
+        k = self.kernel(faults=["emc-locked"])
+        default = simkernel.preset_mode(k.table, simkernel.default_preset(k.table)).emc_hz
+        self.assertEqual(k.mode().emc_hz, default)
+
 
 class FaultSpecTest(unittest.TestCase):
     def test_parse(self):
         self.assertEqual(simkernel.parse_fault("reject:gpu_hz=1300500000"), ("reject", "gpu_hz", 1300500000))
+        self.assertEqual(simkernel.parse_fault("emc-locked"), ("emc-locked",))
         self.assertEqual(simkernel.parse_fault("drop-after:3"), ("drop-after", 3))
         self.assertEqual(simkernel.parse_fault("reboot-after:1"), ("reboot-after", 1))
         self.assertEqual(simkernel.parse_fault("throttle:0.8"), ("throttle", 0.8))
