@@ -274,14 +274,16 @@ DeviceReport DeviceInfo::report() const
         DeviceReport::ReportedPreset reported;
         reported.name = p.name;
         reported.id = p.id;
-        if (p.cores > 0 && p.cpuMaxKHz > 0 && p.gpuMaxHz > 0 && p.emcMaxHz > 0) {
+        // A device whose EMC cannot be controlled reports no EMC cap: it runs at the one clock.
+        const qint64 emcCap = emcHz.isEmpty() && p.emcMaxHz <= 0 ? mode.emcHz : p.emcMaxHz;
+        if (p.cores > 0 && p.cpuMaxKHz > 0 && p.gpuMaxHz > 0 && emcCap > 0) {
             Preset caps;
             caps.name = p.name;
             caps.id = p.id;
             caps.cores = p.cores;
             caps.cpuMaxKHz = p.cpuMaxKHz;
             caps.gpuMaxHz = p.gpuMaxHz;
-            caps.emcMaxHz = p.emcMaxHz;
+            caps.emcMaxHz = emcCap;
             reported.caps = caps;
         }
         r.presets.append(reported);

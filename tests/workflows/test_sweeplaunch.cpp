@@ -1,3 +1,7 @@
+#include "deviceprobe.h"
+#include "localprocesstransport.h"
+#include "modes/devicespec.h"
+#include "simulatorlauncher.h"
 #include "store/store.h"
 #include "store/sweepstore.h"
 #include "sweeplaunch.h"
@@ -174,6 +178,58 @@ private Q_SLOTS:
             m_store->measurements(QStringLiteral("simulated-orin-agx"), QStringLiteral("resnet18"));
         QVERIFY(rows);
         QCOMPARE(rows->size(), 3);
+    }
+
+    // A device whose memory clock cannot be controlled (the simulated Orin Nano with the
+    // emc-locked fault, reached as a real device would be: its kind from its hello) is planned
+    // in its own tables, EMC fixed at the clock it runs at, and swept.
+    void aDeviceWhoseMemoryClockIsLockedIsSweptAtItsClock()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QSKIP("python3 is not installed; scripts/install-deps installs it");
+        SimulatorOptions sim;
+        sim.deviceKind = QStringLiteral("orin-nano");
+        sim.stateDirectory = m_dir.filePath(QStringLiteral("locked-%1").arg(m_runs));
+        sim.speed = 400;
+        sim.faults = {QStringLiteral("emc-locked")};
+        DeviceEndpoint locked;
+        locked.name = QStringLiteral("lab nano");
+        locked.address = QStringLiteral("ssh://nvidia@lab-nano");
+        locked.simulated = false;
+        locked.storeName = QStringLiteral("lab-nano");
+        locked.connect = [sim]() -> Expected<Transport *> {
+            Expected<LocalProcessTransport *> transport = SimulatorLauncher::transport(sim);
+            if (!transport)
+                return passOn<Expected<Transport *>>(transport);
+            return static_cast<Transport *>(*transport);
+        };
+        const Expected<QVector<DeviceEndpoint>> probed = withReportedKinds({locked});
+        QVERIFY2(probed, qPrintable(probed.error()));
+        const QString kind = probed->first().kind;
+        QVERIFY2(kind.startsWith(QLatin1String("orin-nano-")), qPrintable(kind));
+        const Expected<DeviceSpec> spec = DeviceSpec::lookup(kind);
+        QVERIFY(spec);
+        QCOMPARE(spec->values(Dimension::Emc).size(), 1);
+        const qint64 emc = spec->values(Dimension::Emc).front();
+        const DeviceSpec builtin = DeviceSpec::builtin(QStringLiteral("orin-nano")).value();
+        QCOMPARE(spec->values(Dimension::Gpu), builtin.values(Dimension::Gpu));
+        QCOMPARE(spec->presets().size(), builtin.presets().size());  // every preset a baseline
+
+        const Expected<qint64> id =
+            planSweep(*m_store, request(QStringLiteral("random:3")), *probed);
+        QVERIFY2(id, qPrintable(id.error()));
+        Expected<std::unique_ptr<SweepRunner>> runner = sweepRunner(*m_store, *id, *probed);
+        QVERIFY2(runner, qPrintable(runner.error()));
+        QSignalSpy finished(runner->get(), &SweepRunner::finished);
+        (*runner)->start();
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+        const auto rows =
+            m_store->measurements(QStringLiteral("lab-nano"), QStringLiteral("resnet18"));
+        QVERIFY(rows);
+        QCOMPARE(rows->size(), 3);
+        for (const Measurement &m : *rows)
+            QCOMPARE(m.mode.emcHz, emc);
     }
 
 private:
