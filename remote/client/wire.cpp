@@ -1,5 +1,6 @@
 #include "wire.h"
 
+#include "modes/jetsonfamily.h"
 #include "store/workloaddefinition.h"
 
 #include <QJsonArray>
@@ -186,9 +187,16 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
         armed.secondsLeft = std::isfinite(left) ? qBound(0.0, left, 86400.0) : 0.0;
         info.revert = armed;
     }
-    // Without its helper a device shows what the login user can read; when that is not a whole
-    // mode (the memory clock is root's to read), the helper's message is the one that helps.
-    const auto failure = [&info](const QString &error) {
+    const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
+    // A host with no GPU table that is no Jetson the workbench knows (a Raspberry Pi) is refused
+    // as that, naming what it is, not as a helper to install (issue 22). Without its helper a
+    // device shows what the login user can read; when that is not a whole mode (the memory clock
+    // is root's to read), the helper's message is the one that helps.
+    const bool noGpuTable = tables.value(QLatin1String("gpu_hz")).toArray().isEmpty();
+    const auto failure = [&info, noGpuTable](const QString &error) {
+        if (const Expected<JetsonFamily> family = jetsonFamilyOf(info.model, 0);
+            noGpuTable && !family)
+            return Expected<DeviceInfo>::failure(family.error());
         if (info.helperUsable())
             return Expected<DeviceInfo>::failure(error);
         return Expected<DeviceInfo>::failure(
@@ -196,7 +204,6 @@ Expected<DeviceInfo> DeviceInfo::fromJson(const QJsonObject &result)
                 .arg(info.helperMessage));
     };
 
-    const QJsonObject tables = result.value(QLatin1String("tables")).toObject();
     auto cores = integers<int>(tables, QStringLiteral("cores"), QStringLiteral("tables.cores"));
     auto cpu =
         integers<qint64>(tables, QStringLiteral("cpu_khz"), QStringLiteral("tables.cpu_khz"));

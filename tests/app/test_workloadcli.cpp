@@ -433,7 +433,7 @@ private Q_SLOTS:
     }
 
     // A workload that fails: every mode fails with the reason and its last lines, the sweep goes
-    // on to the end (--stop-after-failures 0).
+    // on to the end (--stop-after-failures 0) and exits 1: nothing was measured.
     void aFailingWorkloadKeepsItsReasonAndLines()
     {
         if (!haveSimulatedTrainScript())
@@ -450,8 +450,10 @@ private Q_SLOTS:
         r = sweep(db, QStringLiteral("broken"), QStringLiteral("random:4"),
                   simulator(fresh(QStringLiteral("sim"))) +
                       QStringList {QStringLiteral("--stop-after-failures"), QStringLiteral("0")});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));  // every mode finished, failed
+        // every mode finished, failed: the work failed (exit 1), the sweep is complete
+        QVERIFY2(r.exitCode == 1, qPrintable(r.err));
         QCOMPARE(lastObject(r.out).value(QLatin1String("failed")).toInt(), 4);
+        QCOMPARE(lastObject(r.out).value(QLatin1String("pending")).toInt(), 0);
         QCOMPARE(count(db,
                        QStringLiteral("SELECT count(*) FROM sweep_modes WHERE state = "
                                       "'failed' AND reason LIKE '%status 3 after 2 of%' AND "

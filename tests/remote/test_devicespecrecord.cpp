@@ -129,6 +129,46 @@ private Q_SLOTS:
         QVERIFY(spec->source().contains(QLatin1String("not controllable")));
     }
 
+    // What the agent says on a Raspberry Pi (no GPU table, no helper): refused as no Jetson the
+    // workbench knows, naming the model, not as a helper to install; a Jetson without its helper
+    // still gets the helper's message.
+    void aHostThatIsNoJetsonIsRefusedAsThat()
+    {
+        const auto piHello = [](const QString &model) {
+            return QJsonObject {{"agent_version", "1.0.0"},
+                                {"model", model},
+                                {"device", QJsonValue::Null},
+                                {"boot_id", "abcd1234"},
+                                {"tables",
+                                 QJsonObject {{"cores", QJsonArray {1, 2, 3, 4}},
+                                              {"cpu_khz", QJsonArray {1500000, 2400000}},
+                                              {"gpu_hz", QJsonArray {}},
+                                              {"emc_hz", QJsonArray {}}}},
+                                {"mode",
+                                 QJsonObject {{"cores", 4},
+                                              {"cpu_khz", 2400000},
+                                              {"gpu_hz", QJsonValue::Null},
+                                              {"emc_hz", QJsonValue::Null}}},
+                                {"helper",
+                                 QJsonObject {{"state", "missing"},
+                                              {"message",
+                                               "/usr/lib/powertrain-workbench/ptwb-helper is not "
+                                               "installed; run `ptwb device setup`"}}}};
+        };
+        const Expected<DeviceInfo> pi =
+            DeviceInfo::fromJson(piHello(QStringLiteral("Raspberry Pi 5 Model B Rev 1.0")));
+        QVERIFY(!pi);
+        QVERIFY2(pi.error().contains(QLatin1String("no Jetson the workbench knows")) &&
+                     pi.error().contains(QLatin1String("Raspberry Pi 5")) &&
+                     !pi.error().contains(QLatin1String("helper")),
+                 qPrintable(pi.error()));
+        const Expected<DeviceInfo> orin =
+            DeviceInfo::fromJson(piHello(QStringLiteral("NVIDIA Jetson AGX Orin Developer Kit")));
+        QVERIFY(!orin);
+        QVERIFY2(orin.error().contains(QLatin1String("helper cannot be used")),
+                 qPrintable(orin.error()));
+    }
+
     // A device's model and release are stored and shown: a device cannot make them huge.
     void modelAndReleaseAreBounded()
     {
